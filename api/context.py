@@ -1,0 +1,28 @@
+"""What every resolver sees: the caller's workspace and scopes, the store, the loaders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from api.commands import Commands
+from api.loaders import Loaders
+from api.settings import Settings
+from graph.store import Store
+from resolvers.providers import ProviderRegistry
+
+
+@dataclass
+class Context:
+    store: Store
+    settings: Settings
+    providers: ProviderRegistry
+    workspace: str = "default"
+    scopes: frozenset[str] = frozenset({"read", "write", "admin"})
+    loaders: Loaders = field(init=False)
+    commands: Commands = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.loaders = Loaders(self.store, self.workspace)
+        self.commands = Commands(
+            self.store, self.workspace, self.providers, self.settings.staleness_policy()
+        )

@@ -1,0 +1,60 @@
+"""Error mapping: coded errors pass through; anything else is masked as INTERNAL."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from graphql import GraphQLError
+from strawberry.extensions import MaskErrors
+
+from graph.errors import ErrorCode, ThreadlineError
+
+log = logging.getLogger("threadline.errors")
+
+
+def _original(error: GraphQLError) -> BaseException | None:
+    return error.original_error
+
+
+def is_coded(error: GraphQLError) -> bool:
+    """Our own coded errors and GraphQL's validation errors are shown as they are."""
+    original = _original(error)
+    return original is None or isinstance(original, ThreadlineError)
+
+
+class CodedErrors(MaskErrors):
+    """Masks unexpected exceptions with a correlation id, logged with the trace."""
+
+    def __init__(self) -> None:
+        super().__init__(should_mask_error=lambda error: not is_coded(error))
+
+    def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        correlation = uuid.uuid4().hex[:12]
+        log.error("internal error %s", correlation, exc_info=_original(error))
+        return GraphQLError(
+            f"Internal error (correlation id {correlation}); it has been logged.",
+            nodes=error.nodes,
+            source=error.source,
+            positions=error.positions,
+            path=error.path,
+            extensions={"code": ErrorCode.INTERNAL.value, "correlationId": correlation},
+        )
+
+
+def code_of(error: GraphQLError) -> str:
+    original = _original(error)
+    if isinstance(original, ThreadlineError):
+        return original.code.value
+    if original is None:
+        return ErrorCode.INVALID_INPUT.value
+    return ErrorCode.INTERNAL.value
+
+
+def with_code(error: GraphQLError) -> dict[str, Any]:
+    formatted = error.formatted
+    extensions = dict(formatted.get("extensions") or {})
+    extensions.setdefault("code", code_of(error))
+    formatted["extensions"] = extensions
+    return dict(formatted)

@@ -1,0 +1,73 @@
+"""Prometheus metrics: per-operation request counts, errors and latency."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from graphql import FieldNode, OperationDefinitionNode
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from starlette.requests import Request
+from starlette.responses import Response
+from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.operations = Counter(
+            "threadline_graphql_operations_total",
+            "GraphQL operations by name and outcome",
+            ["operation", "type", "outcome"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "threadline_graphql_operation_seconds",
+            "GraphQL operation latency",
+            ["operation", "type"],
+            registry=self.registry,
+        )
+
+    def extension(self) -> type[SchemaExtension]:
+        metrics = self
+
+        class OperationMetrics(SchemaExtension):
+            def on_operation(self) -> Iterator[None]:
+                started = time.perf_counter()
+                yield
+                context = self.execution_context
+                name = _root_field(context)
+                kind = context.operation_type.value if context.operation_type else "unknown"
+                result = context.result
+                outcome = (
+                    "error" if result is not None and getattr(result, "errors", None) else "ok"
+                )
+                metrics.operations.labels(name, kind, outcome).inc()
+                metrics.latency.labels(name, kind).observe(time.perf_counter() - started)
+
+        return OperationMetrics
+
+    async def endpoint(self, _: Request) -> Response:
+        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+def _root_field(context: ExecutionContext) -> str:
+    """The first root field selected, e.g. `createThread`: a bounded label set."""
+    document = context.graphql_document
+    if document is None:
+        return "invalid"
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode):
+            for selection in definition.selection_set.selections:
+                if isinstance(selection, FieldNode):
+                    name = selection.name.value
+                    return name if _is_root(context, name) else "unknown"
+    return "invalid"
+
+
+def _is_root(context: ExecutionContext, name: str) -> bool:
+    schema = context.schema._schema  # the graphql-core schema
+    roots = (schema.query_type, schema.mutation_type, schema.subscription_type)
+    return any(root is not None and name in root.fields for root in roots)

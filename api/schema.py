@@ -1,0 +1,410 @@
+"""The GraphQL schema: queries, mutations and the event subscription."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from collections.abc import AsyncGenerator, Callable, Sequence
+from datetime import datetime
+
+import strawberry
+from strawberry.extensions import (
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    QueryDepthLimiter,
+    SchemaExtension,
+)
+from strawberry.scalars import JSON
+
+from api import types as t
+from api.commands import StartOutcome
+from api.errors import CodedErrors
+from api.settings import Settings
+from graph import models, repo
+from graph.errors import invalid, not_found
+from graph.store import Tx
+from resolvers.start import StartRequest
+
+Info = t.Info
+SUBSCRIPTION_POLL_S = 0.5
+
+
+@strawberry.input
+class RunItemInput:
+    kind: t.RunItemKind
+    text: str
+    key: str | None = None
+    path: str | None = None
+    attributes: JSON | None = None
+
+
+@strawberry.input
+class FileDiffStatInput:
+    path: str
+    additions: int
+    deletions: int
+    change_kind: str
+
+
+@strawberry.input
+class CheckpointInput:
+    diff_summary: list[FileDiffStatInput]
+    ref: str | None = None
+
+
+def _page_size(info: Info, first: int) -> int:
+    limit = info.context.settings.max_page_size
+    if not 1 <= first <= limit:
+        raise invalid(f"first must be between 1 and {limit}, got {first}.")
+    return first
+
+
+def _cursor(node: models.ThreadNode) -> str:
+    raw = f"{node.createdAt.isoformat()}|{node.id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        created, ident = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
+        return datetime.fromisoformat(created), ident
+    except ValueError as error:
+        raise invalid(f"Cursor {cursor!r} is not one this API issued.") from error
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def providers(self, info: Info) -> list[t.Provider]:
+        return [
+            t.Provider(
+                kind=p.kind,
+                supports_resume=p.supports_resume,
+                supports_native_fork=p.supports_native_fork,
+                supports_native_fork_at_turn=p.supports_native_fork_at_turn,
+                supports_rollback=p.supports_rollback,
+                accepts_handoff=p.accepts_handoff,
+                injection_mode=p.injection_mode,
+                max_handoff_tokens=p.max_handoff_tokens,
+            )
+            for p in info.context.providers.all()
+        ]
+
+    @strawberry.field
+    async def thread(self, info: Info, id: strawberry.ID) -> t.Thread | None:
+        return await t.thread_by_id(info, id)
+
+    @strawberry.field
+    async def threads(
+        self, info: Info, first: int | None = 50, after: str | None = None
+    ) -> t.ThreadConnection:
+        size = _page_size(info, 50 if first is None else first)
+        position = _decode_cursor(after) if after else None
+
+        async def work(tx: Tx) -> list[models.ThreadNode]:
+            return await repo.threads_page(tx, info.context.workspace, position, size)
+
+        found = await info.context.store.read(work)
+        page = found[:size]
+        edges = [t.ThreadEdge(cursor=_cursor(node), node=t.Thread(node=node)) for node in page]
+        return t.ThreadConnection(
+            edges=edges,
+            page_info=t.PageInfo(
+                has_next_page=len(found) > size,
+                end_cursor=edges[-1].cursor if edges else None,
+            ),
+        )
+
+    @strawberry.field
+    async def run(self, info: Info, id: strawberry.ID) -> t.Run | None:
+        return await t.run_by_id(info, id)
+
+    @strawberry.field
+    async def provider_thread(self, info: Info, id: strawberry.ID) -> t.ProviderThread | None:
+        return await t.provider_thread_by_id(info, id)
+
+    @strawberry.field
+    async def transfer(self, info: Info, id: strawberry.ID) -> t.ContextTransfer | None:
+        return await t.transfer_by_id(info, id)
+
+    @strawberry.field
+    async def handoff(self, info: Info, id: strawberry.ID) -> t.ContextHandoff | None:
+        return await t.handoff_by_id(info, id)
+
+    @strawberry.field(description="Dry run of startRun: same decision, nothing written.")
+    async def explain_start_context(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        provider: str,
+        model: str | None = None,
+        runtime_mode: str | None = None,
+    ) -> t.StartContextPlan:
+        request = StartRequest(provider=provider, input="", model=model, runtimeMode=runtime_mode)
+        decision, snapshot = await info.context.commands.explain_start(thread_id, request)
+        pt = decision.providerThread
+        return t.StartContextPlan(
+            strategy=decision.strategy,
+            provider_action=decision.providerAction,
+            provider_thread=t.ProviderThread(node=pt) if pt else None,
+            handoff_strategies=[h.strategy for h in decision.handoffs],
+            covered_run_ordinals=decision.covered_ordinals(snapshot),
+            token_estimate=decision.tokenEstimate,
+            staleness_signals=decision.stalenessSignals,
+            explanation=decision.explanation,
+        )
+
+    @strawberry.field
+    async def events(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        after: strawberry.ID | None = None,
+        first: int | None = 100,
+    ) -> list[t.ThreadEvent]:
+        size = _page_size(info, 100 if first is None else first)
+
+        async def work(tx: Tx) -> list[models.EventNode]:
+            return await repo.events_page(tx, info.context.workspace, thread_id, after, size)
+
+        found = await info.context.store.read(work)
+        return [t.ThreadEvent.of(event) for event in found]
+
+
+async def _resolution(info: Info, outcome: StartOutcome) -> t.StartContextResolution:
+    info.context.loaders.clear()
+    decision = outcome.decision
+    run = await t.required(t.run_by_id(info, outcome.run_id))
+    pt = await t.required(t.provider_thread_by_id(info, outcome.provider_thread_id))
+    handoffs = [
+        await t.required(t.handoff_by_id(info, handoff_id)) for handoff_id in outcome.handoff_ids
+    ]
+    fork = decision.nativeFork
+    return t.StartContextResolution(
+        run=run,
+        strategy=decision.strategy,
+        provider_action=decision.providerAction,
+        provider_thread=pt,
+        native_fork=t.NativeForkPlan(
+            source_provider_thread_ref=fork.sourceProviderThreadRef,
+            last_turn_id=fork.lastTurnId,
+            rollback_turns=fork.rollbackTurns,
+        )
+        if fork
+        else None,
+        handoffs=handoffs,
+        context_text=decision.contextText,
+        injection_mode=decision.injectionMode,
+        consumed_transfers=[
+            await t.required(t.transfer_by_id(info, x.transferId)) for x in decision.transfers
+        ],
+        staleness_signals=decision.stalenessSignals,
+        explanation=decision.explanation,
+    )
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation
+    async def create_thread(
+        self,
+        info: Info,
+        title: str | None = None,
+        id: strawberry.ID | None = None,
+        command_id: str | None = None,
+    ) -> t.Thread:
+        node = await info.context.commands.create_thread(title, id)
+        return t.Thread(node=node)
+
+    @strawberry.mutation(description="resolveStartContext: one entry point for every run.")
+    async def start_run(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        provider: str,
+        input: str,
+        model: str | None = None,
+        runtime_mode: str | None = None,
+        command_id: str | None = None,
+    ) -> t.StartContextResolution:
+        request = StartRequest(
+            provider=provider, input=input, model=model, runtimeMode=runtime_mode
+        )
+        outcome = await info.context.commands.start_run(thread_id, request)
+        return await _resolution(info, outcome)
+
+    @strawberry.mutation
+    async def attach_native_thread(
+        self,
+        info: Info,
+        provider_thread_id: strawberry.ID,
+        native_ref: str,
+        history_mode: t.HistoryMode | None = models.HistoryMode.UNKNOWN,
+    ) -> t.ProviderThread:
+        mode = models.HistoryMode(history_mode or models.HistoryMode.UNKNOWN)
+        pt_id = await info.context.commands.attach_native_thread(
+            provider_thread_id, native_ref, mode
+        )
+        info.context.loaders.clear()
+        return await t.required(t.provider_thread_by_id(info, pt_id))
+
+    @strawberry.mutation
+    async def report_start_failure(
+        self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
+    ) -> t.StartContextResolution:
+        outcome = await info.context.commands.report_start_failure(run_id, reason)
+        return await _resolution(info, outcome)
+
+    @strawberry.mutation
+    async def complete_run(
+        self,
+        info: Info,
+        run_id: strawberry.ID,
+        native_turn_ref: str | None = None,
+        items: list[RunItemInput] | None = None,
+        checkpoint: CheckpointInput | None = None,
+        command_id: str | None = None,
+    ) -> t.Run:
+        run_items = [
+            models.RunItem(
+                kind=models.RunItemKind(item.kind),
+                text=item.text,
+                key=item.key,
+                path=item.path,
+                attributes=_attributes(item.attributes),
+            )
+            for item in items or []
+        ]
+        diff = None
+        if checkpoint is not None:
+            diff = [
+                models.FileDiffStat(
+                    path=s.path,
+                    additions=s.additions,
+                    deletions=s.deletions,
+                    changeKind=s.change_kind,
+                )
+                for s in checkpoint.diff_summary
+            ]
+        run_id = await info.context.commands.complete_run(
+            run_id, native_turn_ref, run_items, checkpoint.ref if checkpoint else None, diff
+        )
+        info.context.loaders.clear()
+        return await t.required(t.run_by_id(info, run_id))
+
+    @strawberry.mutation
+    async def fail_run(
+        self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
+    ) -> t.Run:
+        ident = await info.context.commands.fail_run(run_id, reason)
+        info.context.loaders.clear()
+        return await t.required(t.run_by_id(info, ident))
+
+    @strawberry.mutation
+    async def rollback_thread(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        to_run_ordinal: int,
+        command_id: str | None = None,
+    ) -> t.RollbackResult:
+        outcome = await info.context.commands.rollback_thread(thread_id, to_run_ordinal)
+        info.context.loaders.clear()
+        loaders = info.context.loaders
+        decision = outcome.decision
+        runs = await loaders.run.load_many(decision.rolledBackRunIds)
+        handoffs = await loaders.handoff.load_many(decision.supersededHandoffIds)
+        pts = await loaders.provider_thread.load_many(list(decision.providerThreadStatuses))
+        transfers = await loaders.transfer.load_many(decision.supersededTransferIds)
+        return t.RollbackResult(
+            thread=await t.required(t.thread_by_id(info, outcome.thread_id)),
+            rolled_back_runs=[t.Run(node=r) for r in runs if r],
+            superseded_handoffs=[t.ContextHandoff(node=h) for h in handoffs if h],
+            affected_provider_threads=[t.ProviderThread(node=p) for p in pts if p],
+            superseded_transfers=[t.ContextTransfer(node=x) for x in transfers if x],
+        )
+
+    @strawberry.mutation
+    async def regenerate_handoff(
+        self, info: Info, handoff_id: strawberry.ID, command_id: str | None = None
+    ) -> t.ContextHandoff:
+        ident = await info.context.commands.regenerate_handoff(handoff_id)
+        info.context.loaders.clear()
+        return await t.required(t.handoff_by_id(info, ident))
+
+    @strawberry.mutation
+    async def submit_handoff_summary(
+        self,
+        info: Info,
+        handoff_id: strawberry.ID,
+        summary_text: str,
+        created_by_provider: str,
+        command_id: str | None = None,
+    ) -> t.ContextHandoff:
+        ident = await info.context.commands.submit_handoff_summary(
+            handoff_id, summary_text, created_by_provider
+        )
+        info.context.loaders.clear()
+        return await t.required(t.handoff_by_id(info, ident))
+
+    @strawberry.mutation
+    async def request_clean_context(
+        self, info: Info, thread_id: strawberry.ID, command_id: str | None = None
+    ) -> t.Thread:
+        ident = await info.context.commands.request_clean_context(thread_id)
+        info.context.loaders.clear()
+        return await t.required(t.thread_by_id(info, ident))
+
+
+def _attributes(value: object) -> dict[str, object] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise invalid("Run item attributes must be a JSON object.")
+    return value
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription
+    async def thread_events(
+        self, info: Info, thread_id: strawberry.ID
+    ) -> AsyncGenerator[t.ThreadEvent, None]:
+        """Events as they are committed, read from Neo4j, so any API process serves them."""
+        workspace = info.context.workspace
+        store = info.context.store
+
+        async def exists(tx: Tx) -> bool:
+            return await repo.snapshot(tx, workspace, thread_id, with_content=False) is not None
+
+        if not await store.read(exists):
+            raise not_found("thread", thread_id)
+        after: str | None = None
+        while True:
+
+            async def page(tx: Tx, cursor: str | None = after) -> list[models.EventNode]:
+                return await repo.events_page(tx, workspace, thread_id, cursor, 100)
+
+            for event in await store.read(page):
+                after = event.id
+                yield t.ThreadEvent.of(event)
+            await asyncio.sleep(SUBSCRIPTION_POLL_S)
+
+
+def build_schema(
+    settings: Settings, extra: Sequence[Callable[[], SchemaExtension]] = ()
+) -> strawberry.Schema:
+    """The schema with our limits and error masking; extensions are built per request."""
+    extensions: list[Callable[[], SchemaExtension]] = [
+        CodedErrors,
+        lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
+        lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
+        lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+        *extra,
+    ]
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        extensions=extensions,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,59 @@
+"""Service settings, read from THREADLINE_* environment variables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graph.local_neo4j import LocalNeo4j
+from resolvers.policy import StalenessPolicy
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="THREADLINE_", extra="ignore")
+
+    neo4j_uri: str | None = Field(
+        default=None, description="Bolt URI; unset = start the managed local Neo4j"
+    )
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None
+    neo4j_database: str = "neo4j"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    home: Path = Field(default=Path(".threadline"), description="managed Neo4j and local state")
+    tokens_file: Path | None = None
+    providers_file: Path | None = None
+    graphiql: bool = True
+    # Staleness thresholds (SEMANTICS "Staleness signals").
+    max_off_provider_runs: int = 25
+    max_chained_handoffs: int = 6
+    max_delta_chain: int = 3
+    # Request limits.
+    max_query_depth: int = 15
+    max_query_tokens: int = 5000
+    max_aliases: int = 30
+    max_page_size: int = 200
+    db_timeout_s: float = 10.0
+
+    def local_neo4j(self) -> LocalNeo4j:
+        return LocalNeo4j(self.home / "neo4j" / "default")
+
+    def staleness_policy(self) -> StalenessPolicy:
+        return StalenessPolicy(
+            max_off_provider_runs=self.max_off_provider_runs,
+            max_chained_handoffs=self.max_chained_handoffs,
+            max_delta_chain=self.max_delta_chain,
+        )
+
+
+def test_neo4j(home: Path) -> LocalNeo4j:
+    """The throwaway server the test suite starts: own ports, auth off."""
+    return LocalNeo4j(
+        home / "neo4j" / "test",
+        bolt_port=7688,
+        http_port=7475,
+        auth_enabled=False,
+        throwaway=True,
+    )

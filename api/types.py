@@ -1,0 +1,682 @@
+"""GraphQL object types of the contract, each backed by a graph model."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from datetime import datetime
+from typing import Any, TypeVar
+
+import strawberry
+from strawberry.scalars import JSON
+
+from api.context import Context
+from graph import models
+from graph.errors import ErrorCode, ThreadlineError
+from resolvers.coverage import coverage as compute_coverage
+
+Info = strawberry.Info[Context, None]
+T = TypeVar("T")
+
+Actor = strawberry.enum(models.Actor)
+ThreadRelationship = strawberry.enum(models.ThreadRelationship)
+RunStatus = strawberry.enum(models.RunStatus)
+ProviderThreadStatus = strawberry.enum(models.ProviderThreadStatus)
+HistoryMode = strawberry.enum(models.HistoryMode)
+TransferType = strawberry.enum(models.TransferType)
+TransferStatus = strawberry.enum(models.TransferStatus)
+ResolutionStrategy = strawberry.enum(models.ResolutionStrategy)
+HandoffStrategy = strawberry.enum(models.HandoffStrategy)
+HandoffKind = strawberry.enum(models.HandoffKind)
+HandoffStatus = strawberry.enum(models.HandoffStatus)
+StartStrategy = strawberry.enum(models.StartStrategy)
+ProviderAction = strawberry.enum(models.ProviderAction)
+InjectionMode = strawberry.enum(models.InjectionMode)
+RunItemKind = strawberry.enum(models.RunItemKind)
+StalenessSignal = strawberry.enum(models.StalenessSignal)
+
+
+@strawberry.type
+class Provider:
+    kind: str
+    supports_resume: bool
+    supports_native_fork: bool
+    supports_native_fork_at_turn: bool
+    supports_rollback: bool
+    accepts_handoff: bool
+    injection_mode: InjectionMode
+    max_handoff_tokens: int
+
+
+@strawberry.type
+class Thread:
+    node: strawberry.Private[models.ThreadNode]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.node.id)
+
+    @strawberry.field
+    def title(self) -> str | None:
+        return self.node.title
+
+    @strawberry.field
+    def created_by(self) -> Actor:
+        return self.node.createdBy
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.node.createdAt
+
+    @strawberry.field
+    def relationship_to_parent(self) -> ThreadRelationship | None:
+        return self.node.relationshipToParent
+
+    @strawberry.field
+    def clean_context_requested(self) -> bool:
+        return self.node.cleanContextRequested
+
+    @strawberry.field
+    async def parent(self, info: Info) -> Thread | None:
+        return await thread_by_id(info, self.node.parentId)
+
+    @strawberry.field
+    async def root(self, info: Info) -> Thread:
+        if self.node.rootId == self.node.id:
+            return self
+        root = await thread_by_id(info, self.node.rootId)
+        return root or self
+
+    @strawberry.field
+    async def children(self, info: Info) -> list[Thread]:
+        found = await info.context.loaders.children_of_thread.load(self.node.id)
+        return [Thread(node=child) for child in found]
+
+    @strawberry.field
+    async def runs(self, info: Info, include_rolled_back: bool | None = False) -> list[Run]:
+        found = await info.context.loaders.runs_of_thread.load(self.node.id)
+        return [
+            Run(node=run)
+            for run in found
+            if include_rolled_back or run.status is not models.RunStatus.ROLLED_BACK
+        ]
+
+    @strawberry.field
+    async def active_run(self, info: Info) -> Run | None:
+        found = await info.context.loaders.runs_of_thread.load(self.node.id)
+        return next((Run(node=r) for r in found if r.status in models.IN_PROGRESS), None)
+
+    @strawberry.field
+    async def latest_stable_run(self, info: Info) -> Run | None:
+        found = await info.context.loaders.runs_of_thread.load(self.node.id)
+        stable = [r for r in found if r.status is models.RunStatus.COMPLETED and r.checkpoint]
+        return Run(node=stable[-1]) if stable else None
+
+    @strawberry.field
+    async def provider_threads(self, info: Info) -> list[ProviderThread]:
+        found = await info.context.loaders.provider_threads_of_thread.load(self.node.id)
+        return [ProviderThread(node=pt) for pt in found]
+
+    @strawberry.field
+    async def coverage(self, info: Info) -> list[ProviderThreadCoverage]:
+        snapshot = await info.context.loaders.coverage_snapshot.load(self.node.id)
+        if snapshot is None:
+            return []
+        return [
+            ProviderThreadCoverage.of(compute_coverage(pt, snapshot.runs, snapshot.handoffs))
+            for pt in snapshot.providerThreads
+        ]
+
+    @strawberry.field
+    async def incoming_transfers(self, info: Info) -> list[ContextTransfer]:
+        found = await info.context.loaders.transfers_in.load(self.node.id)
+        return [ContextTransfer(node=x) for x in found]
+
+    @strawberry.field
+    async def outgoing_transfers(self, info: Info) -> list[ContextTransfer]:
+        found = await info.context.loaders.transfers_out.load(self.node.id)
+        return [ContextTransfer(node=x) for x in found]
+
+
+@strawberry.type
+class RunItem:
+    kind: RunItemKind
+    text: str
+    key: str | None
+    path: str | None
+    attributes: JSON | None
+
+    @classmethod
+    def of(cls, item: models.RunItem) -> RunItem:
+        return cls(
+            kind=item.kind,
+            text=item.text,
+            key=item.key,
+            path=item.path,
+            attributes=item.attributes,
+        )
+
+
+@strawberry.type
+class FileDiffStat:
+    path: str
+    additions: int
+    deletions: int
+    change_kind: str
+
+
+@strawberry.type
+class Checkpoint:
+    node: strawberry.Private[models.CheckpointNode]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.node.id)
+
+    @strawberry.field
+    def ref(self) -> str | None:
+        return self.node.ref
+
+    @strawberry.field
+    def diff_summary(self) -> list[FileDiffStat]:
+        return [
+            FileDiffStat(
+                path=s.path, additions=s.additions, deletions=s.deletions, change_kind=s.changeKind
+            )
+            for s in self.node.diffSummary
+        ]
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.node.createdAt
+
+    @strawberry.field
+    async def run(self, info: Info) -> Run:
+        return await required(run_by_id(info, self.node.runId))
+
+
+@strawberry.type
+class Run:
+    node: strawberry.Private[models.RunNode]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.node.id)
+
+    @strawberry.field
+    def ordinal(self) -> int:
+        return self.node.ordinal
+
+    @strawberry.field
+    def provider(self) -> str:
+        return self.node.provider
+
+    @strawberry.field
+    def model(self) -> str | None:
+        return self.node.model
+
+    @strawberry.field
+    def runtime_mode(self) -> str | None:
+        return self.node.runtimeMode
+
+    @strawberry.field
+    def status(self) -> RunStatus:
+        return self.node.status
+
+    @strawberry.field
+    def input(self) -> str:
+        return self.node.input
+
+    @strawberry.field
+    def native_turn_ref(self) -> str | None:
+        return self.node.nativeTurnRef
+
+    @strawberry.field
+    def failure_reason(self) -> str | None:
+        return self.node.failureReason
+
+    @strawberry.field
+    def started_at(self) -> datetime:
+        return self.node.startedAt
+
+    @strawberry.field
+    def completed_at(self) -> datetime | None:
+        return self.node.completedAt
+
+    @strawberry.field
+    def checkpoint(self) -> Checkpoint | None:
+        return Checkpoint(node=self.node.checkpoint) if self.node.checkpoint else None
+
+    @strawberry.field
+    async def thread(self, info: Info) -> Thread:
+        return await required(thread_by_id(info, self.node.threadId))
+
+    @strawberry.field
+    async def provider_thread(self, info: Info) -> ProviderThread | None:
+        return await provider_thread_by_id(info, self.node.providerThreadId)
+
+    @strawberry.field
+    async def context_handoffs(self, info: Info) -> list[ContextHandoff]:
+        found = await info.context.loaders.handoffs_consumed.load(self.node.id)
+        return [ContextHandoff(node=h) for h in found]
+
+    @strawberry.field
+    async def items(self, info: Info) -> list[RunItem]:
+        found = await info.context.loaders.items_of_run.load(self.node.id)
+        return [RunItem.of(item) for item in found]
+
+
+@strawberry.type
+class ProviderThreadCoverage:
+    provider_thread_id: strawberry.ID
+    native_run_ordinals: list[int]
+    handoff_ids: list[strawberry.ID]
+    covered_run_ordinals: list[int]
+    missing_run_ordinals: list[int]
+
+    @classmethod
+    def of(cls, cov: Any) -> ProviderThreadCoverage:
+        return cls(
+            provider_thread_id=strawberry.ID(cov.providerThreadId),
+            native_run_ordinals=cov.nativeRunOrdinals,
+            handoff_ids=[strawberry.ID(h) for h in cov.handoffIds],
+            covered_run_ordinals=cov.coveredRunOrdinals,
+            missing_run_ordinals=cov.missingRunOrdinals,
+        )
+
+
+@strawberry.type
+class ProviderThread:
+    node: strawberry.Private[models.ProviderThreadNode]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.node.id)
+
+    @strawberry.field
+    def provider(self) -> str:
+        return self.node.provider
+
+    @strawberry.field
+    def native_ref(self) -> str | None:
+        return self.node.nativeRef
+
+    @strawberry.field
+    def status(self) -> ProviderThreadStatus:
+        return self.node.status
+
+    @strawberry.field
+    def model(self) -> str | None:
+        return self.node.model
+
+    @strawberry.field
+    def runtime_mode(self) -> str | None:
+        return self.node.runtimeMode
+
+    @strawberry.field
+    def history_mode(self) -> HistoryMode:
+        return self.node.historyMode
+
+    @strawberry.field
+    async def thread(self, info: Info) -> Thread:
+        return await required(thread_by_id(info, self.node.threadId))
+
+    @strawberry.field
+    async def first_run_ordinal(self, info: Info) -> int | None:
+        ordinals = await self._native(info)
+        return ordinals[0] if ordinals else None
+
+    @strawberry.field
+    async def last_run_ordinal(self, info: Info) -> int | None:
+        ordinals = await self._native(info)
+        return ordinals[-1] if ordinals else None
+
+    @strawberry.field
+    async def native_run_ordinals(self, info: Info) -> list[int]:
+        return await self._native(info)
+
+    @strawberry.field
+    async def handoffs(self, info: Info) -> list[ContextHandoff]:
+        found = await info.context.loaders.handoffs_received.load(self.node.id)
+        return [ContextHandoff(node=h) for h in found]
+
+    @strawberry.field
+    async def forked_from(self, info: Info) -> ProviderThread | None:
+        return await provider_thread_by_id(info, self.node.forkedFromId)
+
+    @strawberry.field
+    async def coverage(self, info: Info) -> ProviderThreadCoverage:
+        snapshot = await info.context.loaders.coverage_snapshot.load(self.node.threadId)
+        runs = snapshot.runs if snapshot else []
+        handoffs = snapshot.handoffs if snapshot else []
+        return ProviderThreadCoverage.of(compute_coverage(self.node, runs, handoffs))
+
+    async def _native(self, info: Info) -> list[int]:
+        snapshot = await info.context.loaders.coverage_snapshot.load(self.node.threadId)
+        runs = snapshot.runs if snapshot else []
+        handoffs = snapshot.handoffs if snapshot else []
+        return compute_coverage(self.node, runs, handoffs).nativeRunOrdinals
+
+
+@strawberry.type
+class OrdinalRange:
+    from_: int = strawberry.field(name="from")
+    to: int
+
+
+@strawberry.type
+class HandoffSection:
+    title: str
+    lines: list[str]
+
+
+@strawberry.type
+class ContextHandoff:
+    node: strawberry.Private[models.HandoffNode]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.node.id)
+
+    @strawberry.field
+    def covered_run_ordinals(self) -> OrdinalRange:
+        return OrdinalRange(from_=self.node.coveredFrom, to=self.node.coveredTo)
+
+    @strawberry.field
+    def strategy(self) -> HandoffStrategy:
+        return self.node.strategy
+
+    @strawberry.field
+    def kind(self) -> HandoffKind:
+        return self.node.kind
+
+    @strawberry.field
+    def summary_text(self) -> str:
+        return self.node.summaryText
+
+    @strawberry.field
+    def sections(self) -> list[HandoffSection]:
+        return [HandoffSection(title=s.title, lines=s.lines) for s in self.node.sections]
+
+    @strawberry.field
+    def token_estimate(self) -> int:
+        return self.node.tokenEstimate
+
+    @strawberry.field
+    def status(self) -> HandoffStatus:
+        return self.node.status
+
+    @strawberry.field
+    def created_by_provider(self) -> str | None:
+        return self.node.createdByProvider
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.node.createdAt
+
+    @strawberry.field
+    def updated_at(self) -> datetime:
+        return self.node.updatedAt
+
+    @strawberry.field
+    async def transfer(self, info: Info) -> ContextTransfer | None:
+        return await transfer_by_id(info, self.node.transferId)
+
+    @strawberry.field
+    async def thread(self, info: Info) -> Thread:
+        return await required(thread_by_id(info, self.node.threadId))
+
+    @strawberry.field
+    async def source_thread(self, info: Info) -> Thread:
+        return await required(thread_by_id(info, self.node.sourceThreadId))
+
+    @strawberry.field
+    async def target_run(self, info: Info) -> Run | None:
+        return await run_by_id(info, self.node.targetRunId)
+
+    @strawberry.field
+    async def from_provider_threads(self, info: Info) -> list[ProviderThread]:
+        found = await info.context.loaders.provider_thread.load_many(
+            self.node.fromProviderThreadIds
+        )
+        return [ProviderThread(node=pt) for pt in found if pt is not None]
+
+    @strawberry.field
+    async def to_provider_thread(self, info: Info) -> ProviderThread | None:
+        return await provider_thread_by_id(info, self.node.toProviderThreadId)
+
+    @strawberry.field
+    async def superseded_by(self, info: Info) -> ContextHandoff | None:
+        return await handoff_by_id(info, self.node.supersededById)
+
+
+@strawberry.type
+class SourcePoint:
+    point: strawberry.Private[models.SourcePoint]
+
+    @strawberry.field
+    def turn_item_id(self) -> str | None:
+        return self.point.turnItemId
+
+    @strawberry.field
+    def provider_thread_ref(self) -> str | None:
+        return self.point.providerThreadRef
+
+    @strawberry.field
+    def provider_turn_ref(self) -> str | None:
+        return self.point.providerTurnRef
+
+    @strawberry.field
+    async def thread(self, info: Info) -> Thread:
+        return await required(thread_by_id(info, self.point.threadId))
+
+    @strawberry.field
+    async def run(self, info: Info) -> Run | None:
+        return await run_by_id(info, self.point.runId)
+
+    @strawberry.field
+    async def checkpoint(self, info: Info) -> Checkpoint | None:
+        if self.point.checkpointId is None:
+            return None
+        found = await info.context.loaders.checkpoint.load(self.point.checkpointId)
+        return Checkpoint(node=found) if found else None
+
+
+@strawberry.type
+class ContextTransfer:
+    node: strawberry.Private[models.TransferNode]
+
+    @strawberry.field
+    def id(self) -> strawberry.ID:
+        return strawberry.ID(self.node.id)
+
+    @strawberry.field
+    def type(self) -> TransferType:
+        return self.node.type
+
+    @strawberry.field
+    def source_point(self) -> SourcePoint:
+        return SourcePoint(point=self.node.sourcePoint)
+
+    @strawberry.field
+    def base_point(self) -> SourcePoint | None:
+        return SourcePoint(point=self.node.basePoint) if self.node.basePoint else None
+
+    @strawberry.field
+    def source_provider(self) -> str | None:
+        return self.node.sourceProvider
+
+    @strawberry.field
+    def target_provider(self) -> str | None:
+        return self.node.targetProvider
+
+    @strawberry.field
+    def status(self) -> TransferStatus:
+        return self.node.status
+
+    @strawberry.field
+    def resolution_strategy(self) -> ResolutionStrategy | None:
+        return self.node.resolutionStrategy
+
+    @strawberry.field
+    def created_by(self) -> Actor:
+        return self.node.createdBy
+
+    @strawberry.field
+    def created_at(self) -> datetime:
+        return self.node.createdAt
+
+    @strawberry.field
+    def consumed_at(self) -> datetime | None:
+        return self.node.consumedAt
+
+    @strawberry.field
+    def failure_reason(self) -> str | None:
+        return self.node.failureReason
+
+    @strawberry.field
+    async def source_thread(self, info: Info) -> Thread:
+        return await required(thread_by_id(info, self.node.sourceThreadId))
+
+    @strawberry.field
+    async def target_thread(self, info: Info) -> Thread:
+        return await required(thread_by_id(info, self.node.targetThreadId))
+
+    @strawberry.field
+    async def resolved_provider_thread(self, info: Info) -> ProviderThread | None:
+        return await provider_thread_by_id(info, self.node.resolvedProviderThreadId)
+
+    @strawberry.field
+    async def handoff(self, info: Info) -> ContextHandoff | None:
+        return await handoff_by_id(info, self.node.handoffId)
+
+    @strawberry.field
+    async def consumed_by(self, info: Info) -> Run | None:
+        return await run_by_id(info, self.node.consumedByRunId)
+
+
+@strawberry.type
+class NativeForkPlan:
+    source_provider_thread_ref: str
+    last_turn_id: str | None
+    rollback_turns: int
+
+
+@strawberry.type
+class StartContextResolution:
+    run: Run
+    strategy: StartStrategy
+    provider_action: ProviderAction
+    provider_thread: ProviderThread
+    native_fork: NativeForkPlan | None
+    handoffs: list[ContextHandoff]
+    context_text: str | None
+    injection_mode: InjectionMode
+    consumed_transfers: list[ContextTransfer]
+    staleness_signals: list[StalenessSignal]
+    explanation: list[str]
+
+
+@strawberry.type
+class StartContextPlan:
+    strategy: StartStrategy
+    provider_action: ProviderAction
+    provider_thread: ProviderThread | None
+    handoff_strategies: list[HandoffStrategy]
+    covered_run_ordinals: list[int]
+    token_estimate: int
+    staleness_signals: list[StalenessSignal]
+    explanation: list[str]
+
+
+@strawberry.type
+class ThreadEvent:
+    id: strawberry.ID
+    type: str
+    at: datetime
+    thread_id: strawberry.ID
+    run_id: strawberry.ID | None
+    payload: JSON | None
+
+    @classmethod
+    def of(cls, event: models.EventNode) -> ThreadEvent:
+        return cls(
+            id=strawberry.ID(event.id),
+            type=event.type,
+            at=event.at,
+            thread_id=strawberry.ID(event.threadId),
+            run_id=strawberry.ID(event.runId) if event.runId else None,
+            payload=event.payload,
+        )
+
+
+@strawberry.type
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+
+
+@strawberry.type
+class ThreadEdge:
+    cursor: str
+    node: Thread
+
+
+@strawberry.type
+class ThreadConnection:
+    edges: list[ThreadEdge]
+    page_info: PageInfo
+
+
+@strawberry.type
+class RollbackResult:
+    thread: Thread
+    rolled_back_runs: list[Run]
+    superseded_handoffs: list[ContextHandoff]
+    affected_provider_threads: list[ProviderThread]
+    superseded_transfers: list[ContextTransfer]
+
+
+# ---- loaders as field helpers ------------------------------------------------
+
+
+async def thread_by_id(info: Info, ident: str | None) -> Thread | None:
+    if ident is None:
+        return None
+    found = await info.context.loaders.thread.load(ident)
+    return Thread(node=found) if found else None
+
+
+async def run_by_id(info: Info, ident: str | None) -> Run | None:
+    if ident is None:
+        return None
+    found = await info.context.loaders.run.load(ident)
+    return Run(node=found) if found else None
+
+
+async def provider_thread_by_id(info: Info, ident: str | None) -> ProviderThread | None:
+    if ident is None:
+        return None
+    found = await info.context.loaders.provider_thread.load(ident)
+    return ProviderThread(node=found) if found else None
+
+
+async def handoff_by_id(info: Info, ident: str | None) -> ContextHandoff | None:
+    if ident is None:
+        return None
+    found = await info.context.loaders.handoff.load(ident)
+    return ContextHandoff(node=found) if found else None
+
+
+async def transfer_by_id(info: Info, ident: str | None) -> ContextTransfer | None:
+    if ident is None:
+        return None
+    found = await info.context.loaders.transfer.load(ident)
+    return ContextTransfer(node=found) if found else None
+
+
+async def required(value: Awaitable[T | None]) -> T:
+    """Await a loader helper whose answer the graph guarantees exists."""
+    found = await value
+    if found is None:
+        raise ThreadlineError(ErrorCode.INTERNAL, "A linked node is missing from the graph.")
+    return found

@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (h:ContextHandoff {id: id, workspace: $workspace})
+RETURN id AS key, h {.*} AS value

@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (pt:ProviderThread {id: id, workspace: $workspace})
+RETURN id AS key, pt {.*} AS value

@@ -1,0 +1,3 @@
+UNWIND $changes AS change
+MATCH (pt:ProviderThread {id: change.id, workspace: $workspace})
+SET pt += change.props

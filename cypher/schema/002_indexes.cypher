@@ -1,0 +1,4 @@
+// Lookups the store makes by property other than id.
+CREATE INDEX thread_workspace_created IF NOT EXISTS FOR (n:Thread) ON (n.workspace, n.createdAt, n.id);
+CREATE INDEX event_thread_seq IF NOT EXISTS FOR (n:ThreadEvent) ON (n.threadId, n.seq);
+CREATE INDEX provider_thread_native_ref IF NOT EXISTS FOR (n:ProviderThread) ON (n.nativeRef)

@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (t:Thread {id: id, workspace: $workspace})
+RETURN t.id AS key, t {.*} AS value

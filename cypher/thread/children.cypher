@@ -1,0 +1,4 @@
+UNWIND $ids AS id
+MATCH (:Thread {id: id, workspace: $workspace})-[:FORK|SUBAGENT]->(c:Thread)
+RETURN id AS key, c {.*} AS value
+ORDER BY c.createdAt, c.id

@@ -1,0 +1,3 @@
+CREATE (t:Thread)
+SET t = $thread, t.version = 0
+RETURN t {.*} AS thread

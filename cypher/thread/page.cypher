@@ -1,0 +1,8 @@
+// Keyset page of a workspace's threads, oldest first; $first + 1 rows tell hasNextPage.
+MATCH (t:Thread {workspace: $workspace})
+WHERE $afterCreatedAt IS NULL
+   OR t.createdAt > $afterCreatedAt
+   OR (t.createdAt = $afterCreatedAt AND t.id > $afterId)
+RETURN t {.*} AS value
+ORDER BY t.createdAt, t.id
+LIMIT $first + 1

@@ -1,0 +1,3 @@
+MATCH (t:Thread {id: $threadId, workspace: $workspace})
+SET t += $props
+RETURN t {.*} AS thread

@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (x:ContextTransfer {id: id, workspace: $workspace})
+RETURN id AS key, x {.*} AS value

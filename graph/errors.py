@@ -1,0 +1,37 @@
+"""The coded errors every layer raises and the API reports (SEMANTICS "Commands, errors")."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    UNAUTHENTICATED = "UNAUTHENTICATED"
+    FORBIDDEN = "FORBIDDEN"
+    NOT_FOUND = "NOT_FOUND"
+    INVALID_INPUT = "INVALID_INPUT"
+    CONFLICT = "CONFLICT"
+    UNSUPPORTED_TRANSFER = "UNSUPPORTED_TRANSFER"
+    UNAVAILABLE = "UNAVAILABLE"
+    INTERNAL = "INTERNAL"
+
+
+class ThreadlineError(Exception):
+    """A failure a caller can act on; its message is shown to them verbatim."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def not_found(kind: str, ident: str) -> ThreadlineError:
+    return ThreadlineError(ErrorCode.NOT_FOUND, f"No {kind} with id {ident!r} in this workspace.")
+
+
+def conflict(message: str) -> ThreadlineError:
+    return ThreadlineError(ErrorCode.CONFLICT, message)
+
+
+def invalid(message: str) -> ThreadlineError:
+    return ThreadlineError(ErrorCode.INVALID_INPUT, message)

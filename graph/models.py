@@ -1,0 +1,299 @@
+"""Pydantic models of the graph's nodes, as the store reads and writes them.
+
+These are plain data: the API shapes them for GraphQL and `resolvers/` decides
+over them. Enum values equal the GraphQL contract's names.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Actor(StrEnum):
+    USER = "USER"
+    AGENT = "AGENT"
+    SYSTEM = "SYSTEM"
+
+
+class ThreadRelationship(StrEnum):
+    FORK = "FORK"
+    SUBAGENT = "SUBAGENT"
+
+
+class RunStatus(StrEnum):
+    STARTING = "STARTING"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    INTERRUPTED = "INTERRUPTED"
+    ROLLED_BACK = "ROLLED_BACK"
+
+
+IN_PROGRESS = frozenset({RunStatus.STARTING, RunStatus.RUNNING})
+
+
+class ProviderThreadStatus(StrEnum):
+    PENDING = "PENDING"
+    ACTIVE = "ACTIVE"
+    DIVERGENT = "DIVERGENT"
+    ROLLED_BACK = "ROLLED_BACK"
+    STALE = "STALE"
+    FAILED = "FAILED"
+
+
+class HistoryMode(StrEnum):
+    LEGACY = "LEGACY"
+    PAGINATED = "PAGINATED"
+    UNKNOWN = "UNKNOWN"
+
+
+class TransferType(StrEnum):
+    FORK = "FORK"
+    PROVIDER_HANDOFF = "PROVIDER_HANDOFF"
+    MERGE_BACK = "MERGE_BACK"
+    SUBAGENT_SPAWN = "SUBAGENT_SPAWN"
+    SUBAGENT_RESULT = "SUBAGENT_RESULT"
+
+
+class TransferStatus(StrEnum):
+    PENDING = "PENDING"
+    RESOLVED_NATIVE = "RESOLVED_NATIVE"
+    RESOLVED_PORTABLE = "RESOLVED_PORTABLE"
+    FAILED = "FAILED"
+    CONSUMED = "CONSUMED"
+    SUPERSEDED = "SUPERSEDED"
+
+
+class ResolutionStrategy(StrEnum):
+    NATIVE_FORK = "NATIVE_FORK"
+    PORTABLE_CONTEXT = "PORTABLE_CONTEXT"
+    DELTA_CONTEXT = "DELTA_CONTEXT"
+    CHECKPOINT_CONTEXT = "CHECKPOINT_CONTEXT"
+
+
+class HandoffStrategy(StrEnum):
+    DELTA_SINCE_TARGET_LAST_SEEN = "DELTA_SINCE_TARGET_LAST_SEEN"
+    FULL_THREAD_SUMMARY = "FULL_THREAD_SUMMARY"
+    CHECKPOINT_SUMMARY = "CHECKPOINT_SUMMARY"
+    MANUAL_CONTEXT = "MANUAL_CONTEXT"
+
+
+class HandoffKind(StrEnum):
+    PORTABLE_CONTEXT = "PORTABLE_CONTEXT"
+    DELTA_CONTEXT = "DELTA_CONTEXT"
+    CHECKPOINT_CONTEXT = "CHECKPOINT_CONTEXT"
+
+
+class HandoffStatus(StrEnum):
+    PENDING = "PENDING"
+    READY = "READY"
+    FAILED = "FAILED"
+    SUPERSEDED = "SUPERSEDED"
+
+
+class StartStrategy(StrEnum):
+    NO_HANDOFF = "NO_HANDOFF"
+    DELTA_HANDOFF_EXISTING_THREAD = "DELTA_HANDOFF_EXISTING_THREAD"
+    FULL_HANDOFF_EXISTING_THREAD = "FULL_HANDOFF_EXISTING_THREAD"
+    FULL_HANDOFF_NEW_THREAD = "FULL_HANDOFF_NEW_THREAD"
+    NATIVE_FORK = "NATIVE_FORK"
+    PORTABLE_CONTEXT = "PORTABLE_CONTEXT"
+    UNSUPPORTED = "UNSUPPORTED"
+
+
+class ProviderAction(StrEnum):
+    CREATE = "CREATE"
+    RESUME = "RESUME"
+    CONTINUE = "CONTINUE"
+    NATIVE_FORK = "NATIVE_FORK"
+
+
+class InjectionMode(StrEnum):
+    PREAMBLE = "PREAMBLE"
+    SYSTEM = "SYSTEM"
+    DEVELOPER = "DEVELOPER"
+    SYNTHETIC_USER = "SYNTHETIC_USER"
+
+
+class RunItemKind(StrEnum):
+    USER_GOAL = "USER_GOAL"
+    CONSTRAINT = "CONSTRAINT"
+    DECISION = "DECISION"
+    FILE_CHANGE = "FILE_CHANGE"
+    COMMAND = "COMMAND"
+    TEST = "TEST"
+    PLAN = "PLAN"
+    TODO = "TODO"
+    APPROVAL = "APPROVAL"
+    QUESTION = "QUESTION"
+    FAILURE = "FAILURE"
+    SUBAGENT_RESULT = "SUBAGENT_RESULT"
+    ASSISTANT_MESSAGE = "ASSISTANT_MESSAGE"
+    TOOL_OUTPUT = "TOOL_OUTPUT"
+    REASONING = "REASONING"
+    PROTOCOL = "PROTOCOL"
+
+
+class StalenessSignal(StrEnum):
+    TOO_MANY_OFF_PROVIDER_RUNS = "TOO_MANY_OFF_PROVIDER_RUNS"
+    TOO_MANY_CHAINED_HANDOFFS = "TOO_MANY_CHAINED_HANDOFFS"
+    INCOMPATIBLE_SETTINGS = "INCOMPATIBLE_SETTINGS"
+    RESUME_FAILED = "RESUME_FAILED"
+    ROLLED_BACK_OR_DIVERGENT = "ROLLED_BACK_OR_DIVERGENT"
+    CLEAN_CONTEXT_REQUESTED = "CLEAN_CONTEXT_REQUESTED"
+    EXCEEDS_CONTEXT_POLICY = "EXCEEDS_CONTEXT_POLICY"
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class ThreadNode(Node):
+    id: str
+    workspace: str
+    title: str | None = None
+    createdBy: Actor = Actor.USER
+    createdAt: datetime
+    parentId: str | None = None
+    relationshipToParent: ThreadRelationship | None = None
+    rootId: str
+    cleanContextRequested: bool = False
+    lastOrdinal: int = 0
+
+
+class RunItem(Node):
+    kind: RunItemKind
+    text: str
+    key: str | None = None
+    path: str | None = None
+    attributes: dict[str, Any] | None = None
+
+
+class FileDiffStat(Node):
+    path: str
+    additions: int
+    deletions: int
+    changeKind: str
+
+
+class CheckpointNode(Node):
+    id: str
+    runId: str
+    ref: str | None = None
+    diffSummary: list[FileDiffStat] = Field(default_factory=list)
+    createdAt: datetime
+
+
+class RunNode(Node):
+    id: str
+    threadId: str
+    ordinal: int
+    provider: str
+    model: str | None = None
+    runtimeMode: str | None = None
+    status: RunStatus
+    input: str
+    providerThreadId: str | None = None
+    nativeTurnRef: str | None = None
+    failureReason: str | None = None
+    startedAt: datetime
+    completedAt: datetime | None = None
+    items: list[RunItem] = Field(default_factory=list)
+    checkpoint: CheckpointNode | None = None
+    consumedHandoffIds: list[str] = Field(default_factory=list)
+
+
+class ProviderThreadNode(Node):
+    id: str
+    threadId: str
+    provider: str
+    nativeRef: str | None = None
+    status: ProviderThreadStatus
+    model: str | None = None
+    runtimeMode: str | None = None
+    historyMode: HistoryMode = HistoryMode.UNKNOWN
+    createdAt: datetime
+    lastUsedAt: datetime
+    forkedFromId: str | None = None
+
+
+class HandoffSection(Node):
+    title: str
+    lines: list[str]
+
+
+class HandoffNode(Node):
+    id: str
+    threadId: str
+    sourceThreadId: str
+    transferId: str | None = None
+    targetRunId: str | None = None
+    toProviderThreadId: str | None = None
+    fromProviderThreadIds: list[str] = Field(default_factory=list)
+    coveredFrom: int
+    coveredTo: int
+    strategy: HandoffStrategy
+    kind: HandoffKind
+    summaryText: str
+    sections: list[HandoffSection] = Field(default_factory=list)
+    tokenEstimate: int
+    status: HandoffStatus
+    createdByProvider: str | None = None
+    supersededById: str | None = None
+    createdAt: datetime
+    updatedAt: datetime
+
+
+class SourcePoint(Node):
+    threadId: str
+    runId: str | None = None
+    runOrdinal: int | None = None
+    checkpointId: str | None = None
+    turnItemId: str | None = None
+    providerThreadRef: str | None = None
+    providerTurnRef: str | None = None
+
+
+class TransferNode(Node):
+    id: str
+    type: TransferType
+    sourceThreadId: str
+    targetThreadId: str
+    sourcePoint: SourcePoint
+    basePoint: SourcePoint | None = None
+    sourceProvider: str | None = None
+    targetProvider: str | None = None
+    status: TransferStatus
+    resolutionStrategy: ResolutionStrategy | None = None
+    resolvedProviderThreadId: str | None = None
+    handoffId: str | None = None
+    createdBy: Actor = Actor.USER
+    createdAt: datetime
+    consumedAt: datetime | None = None
+    consumedByRunId: str | None = None
+    failureReason: str | None = None
+    payload: str | None = None  # the task of a spawn, the result of a subagent
+
+
+class EventNode(Node):
+    id: str
+    seq: int
+    type: str
+    at: datetime
+    threadId: str
+    runId: str | None = None
+    payload: dict[str, Any] | None = None
+
+
+class ThreadSnapshot(Node):
+    """Everything a start/rollback decision needs about one thread, read at once."""
+
+    thread: ThreadNode
+    runs: list[RunNode]
+    providerThreads: list[ProviderThreadNode]
+    handoffs: list[HandoffNode]
+    transfers: list[TransferNode] = Field(default_factory=list)

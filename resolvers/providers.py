@@ -1,0 +1,86 @@
+"""The provider capability registry: built-in codex and claude, plus a TOML file."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graph.errors import invalid
+from graph.models import HistoryMode, InjectionMode
+
+
+class ProviderCapabilities(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    supports_resume: bool = True
+    supports_native_fork: bool = False
+    supports_native_fork_at_turn: bool = False
+    supports_rollback: bool = False
+    accepts_handoff: bool = True
+    injection_mode: InjectionMode = InjectionMode.PREAMBLE
+    max_handoff_tokens: int = Field(default=16000, ge=1)
+    # Native rollback works only on these history modes (codex: legacy only).
+    rollback_history_modes: tuple[HistoryMode, ...] = (HistoryMode.LEGACY,)
+
+    def can_roll_back(self, history: HistoryMode) -> bool:
+        return self.supports_rollback and history in self.rollback_history_modes
+
+
+BUILT_IN: tuple[ProviderCapabilities, ...] = (
+    ProviderCapabilities(
+        kind="codex",
+        supports_resume=True,
+        supports_native_fork=True,
+        supports_native_fork_at_turn=True,
+        supports_rollback=True,
+        accepts_handoff=True,
+        injection_mode=InjectionMode.DEVELOPER,
+        max_handoff_tokens=32000,
+        rollback_history_modes=(HistoryMode.LEGACY,),
+    ),
+    ProviderCapabilities(
+        kind="claude",
+        supports_resume=True,
+        supports_native_fork=True,
+        supports_native_fork_at_turn=False,
+        supports_rollback=False,
+        accepts_handoff=True,
+        injection_mode=InjectionMode.SYSTEM,
+        max_handoff_tokens=32000,
+        rollback_history_modes=(),
+    ),
+)
+
+
+class ProviderRegistry:
+    def __init__(self, providers: Iterable[ProviderCapabilities]) -> None:
+        self._by_kind = {provider.kind: provider for provider in providers}
+
+    def get(self, kind: str) -> ProviderCapabilities:
+        provider = self._by_kind.get(kind)
+        if provider is None:
+            known = ", ".join(sorted(self._by_kind))
+            raise invalid(f"Unknown provider {kind!r}; known providers: {known}.")
+        return provider
+
+    def all(self) -> list[ProviderCapabilities]:
+        return [self._by_kind[kind] for kind in sorted(self._by_kind)]
+
+
+def registry_from_toml(text: str | None) -> ProviderRegistry:
+    """Built-ins, overridden or extended by `[providers.<kind>]` tables of `text`."""
+    providers = {provider.kind: provider for provider in BUILT_IN}
+    if text:
+        try:
+            tables = tomllib.loads(text).get("providers", {})
+            for kind, table in tables.items():
+                base = providers[kind].model_dump() if kind in providers else {}
+                providers[kind] = ProviderCapabilities.model_validate(
+                    {**base, **table, "kind": kind}
+                )
+        except (tomllib.TOMLDecodeError, ValidationError, AttributeError) as error:
+            raise ValueError(f"Invalid providers file: {error}") from error
+    return ProviderRegistry(providers.values())

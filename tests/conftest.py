@@ -1,0 +1,107 @@
+"""One real Neo4j per test session; every test starts from an empty graph."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings, test_neo4j
+from graph import queries
+from graph.local_neo4j import LocalNeo4j
+from graph.store import Store
+
+TEST_URI_ENV = "THREADLINE_TEST_NEO4J_URI"
+
+
+@pytest.fixture(scope="session")
+def neo4j_server() -> Iterator[LocalNeo4j | None]:
+    """The Neo4j named by THREADLINE_TEST_NEO4J_URI, else the managed test server."""
+    if os.environ.get(TEST_URI_ENV):
+        yield None
+        return
+    instance = test_neo4j(Path(os.environ.get("THREADLINE_HOME", ".threadline")))
+    was_running = instance.is_running()
+    instance.start()
+    yield instance
+    if not was_running:
+        instance.stop()
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri(neo4j_server: LocalNeo4j | None) -> str:
+    return os.environ.get(TEST_URI_ENV) or (neo4j_server.uri if neo4j_server else "")
+
+
+@pytest.fixture(scope="session")
+async def store(neo4j_uri: str) -> AsyncIterator[Store]:
+    user, password = (
+        os.environ.get("THREADLINE_TEST_NEO4J_USER", "neo4j"),
+        os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD"),
+    )
+    store = Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=5.0)
+    await store.migrate()
+    yield store
+    await store.close()
+
+
+async def wipe(store: Store) -> None:
+    async with store._driver.session() as session:  # implicit tx: CALL IN TRANSACTIONS
+        await session.run(queries.load("testing/wipe"))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def clean_store(store: Store) -> Store:
+    await wipe(store)
+    return store
+
+
+class GraphQLClient:
+    """Posts GraphQL documents to the real app, which talks to the real Neo4j."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self.http = http
+
+    async def post(
+        self, query: str, headers: dict[str, str] | None = None, **variables: Any
+    ) -> dict[str, Any]:
+        response = await self.http.post(
+            "/graphql", json={"query": query, "variables": variables}, headers=headers or {}
+        )
+        assert response.status_code < 500, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def __call__(self, query: str, **variables: Any) -> dict[str, Any]:
+        body = await self.post(query, **variables)
+        assert not body.get("errors"), body["errors"]
+        data: dict[str, Any] = body["data"]
+        return data
+
+    async def error(self, query: str, **variables: Any) -> dict[str, Any]:
+        """The first error of a request that must fail."""
+        body = await self.post(query, **variables)
+        assert body.get("errors"), f"expected an error, got {body}"
+        error: dict[str, Any] = body["errors"][0]
+        return error
+
+
+def make_app_client(store: Store, settings: Settings | None = None) -> httpx.AsyncClient:
+    app = create_app(settings or Settings(), store=store)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+
+
+@pytest.fixture
+async def http(clean_store: Store) -> AsyncIterator[httpx.AsyncClient]:
+    async with make_app_client(clean_store) as client:
+        yield client
+
+
+@pytest.fixture
+async def gql(http: httpx.AsyncClient) -> GraphQLClient:
+    return GraphQLClient(http)
