@@ -22,7 +22,7 @@ async def test_readyz_follows_neo4j_without_restarting_the_api(
         assert down.status_code == 503
         assert down.json()["status"] == "unavailable"
         assert "unavailable" in down.json()["reason"]
-        failed = await http.post("/graphql", json={"query": 'mutation { createThread { id } }'})
+        failed = await http.post("/graphql", json={"query": "mutation { createThread { id } }"})
         assert failed.json()["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
     finally:
         await asyncio.to_thread(neo4j_server.start)
