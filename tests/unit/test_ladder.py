@@ -1,0 +1,182 @@
+"""The strategy ladder and the staleness signals, decided without a database."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graph.errors import ErrorCode, ThreadlineError
+from graph.models import (
+    HistoryMode,
+    ProviderThreadStatus,
+    RunItem,
+    RunItemKind,
+    RunStatus,
+    StalenessSignal,
+    StartStrategy,
+)
+from resolvers.coverage import coverage, history
+from resolvers.policy import StalenessPolicy
+from resolvers.providers import registry_from_toml
+from tests.unit.scenario import Scenario
+
+S = StartStrategy
+Sig = StalenessSignal
+
+
+def test_first_run_creates_without_handoff() -> None:
+    decision = Scenario().decide("codex")
+    assert (decision.strategy, decision.providerAction.value) == (S.NO_HANDOFF, "CREATE")
+    assert decision.handoffs == [] and decision.contextText is None
+
+
+def test_canonical_coverage() -> None:
+    sc = Scenario()
+    for _ in range(5):
+        sc.run("codex")
+    assert sc.run("claude").strategy is S.FULL_HANDOFF_NEW_THREAD
+    assert [sc.run("claude").providerAction.value for _ in range(2)] == ["CONTINUE", "CONTINUE"]
+    nine = sc.run("codex")
+    assert nine.strategy is S.DELTA_HANDOFF_EXISTING_THREAD
+    assert (nine.handoffs[0].coveredFrom, nine.handoffs[0].coveredTo) == (6, 8)
+    c1, l1 = sc.snapshot.providerThreads
+    snap = sc.snapshot
+    assert coverage(c1, snap.runs, snap.handoffs).nativeRunOrdinals == [1, 2, 3, 4, 5, 9]
+    assert coverage(l1, snap.runs, snap.handoffs).missingRunOrdinals == [9]
+
+
+def test_resume_when_covered_but_not_previous() -> None:
+    sc = Scenario()
+    sc.run("codex")
+    sc.run("claude")
+    sc.run("codex")  # delta: codex now covers 1-3
+    decision = sc.decide("codex")
+    assert decision.providerAction.value == "CONTINUE"
+    sc.run("codex")
+    # claude thread misses 3-4 → delta; after it, a claude run without gap resumes cleanly
+    assert sc.run("claude").strategy is S.DELTA_HANDOFF_EXISTING_THREAD
+
+
+def test_delta_chain_too_long_gives_full_summary_on_existing_thread() -> None:
+    sc = Scenario(policy=StalenessPolicy(max_delta_chain=2))
+    sc.run("codex")
+    sc.run("claude")
+    strategies = []
+    for provider in ["codex", "claude"] * 3:
+        strategies.append(sc.run(provider).strategy)
+    assert strategies[:4] == [S.DELTA_HANDOFF_EXISTING_THREAD] * 4
+    assert strategies[4:] == [S.FULL_HANDOFF_EXISTING_THREAD] * 2
+
+
+def test_too_many_off_provider_runs() -> None:
+    sc = Scenario(policy=StalenessPolicy(max_off_provider_runs=2))
+    sc.run("codex")
+    for _ in range(3):
+        sc.run("claude")
+    decision = sc.decide("codex")
+    assert decision.stalenessSignals == [Sig.TOO_MANY_OFF_PROVIDER_RUNS]
+    assert decision.strategy is S.FULL_HANDOFF_NEW_THREAD
+    assert decision.staleProviderThreadIds == [sc.snapshot.providerThreads[0].id]
+
+
+def test_too_many_chained_handoffs() -> None:
+    sc = Scenario(policy=StalenessPolicy(max_chained_handoffs=2, max_delta_chain=10))
+    sc.run("codex")
+    for provider in ["claude", "codex", "claude", "codex", "claude"]:
+        sc.run(provider)
+    assert Sig.TOO_MANY_CHAINED_HANDOFFS in sc.decide("codex").stalenessSignals
+
+
+def test_incompatible_runtime_mode_but_model_change_is_fine() -> None:
+    sc = Scenario()
+    sc.run("codex", runtime_mode="sandbox")
+    assert sc.decide("codex", "full-access").stalenessSignals == [Sig.INCOMPATIBLE_SETTINGS]
+    assert sc.decide("codex", None).stalenessSignals == []
+    assert sc.decide("codex", "sandbox").strategy is S.NO_HANDOFF
+
+
+def test_clean_context_requested() -> None:
+    sc = Scenario()
+    sc.run("codex")
+    sc.request_clean_context()
+    decision = sc.decide("codex")
+    assert decision.stalenessSignals == [Sig.CLEAN_CONTEXT_REQUESTED]
+    assert decision.strategy is S.FULL_HANDOFF_NEW_THREAD
+    sc.run("codex")
+    assert sc.decide("codex").stalenessSignals == []  # the flag clears when a run starts
+
+
+def test_exceeds_context_policy() -> None:
+    toml = "[providers.tiny]\nmax_handoff_tokens = 60\n"
+    sc = Scenario(registry=registry_from_toml(toml))
+    sc.run("tiny")
+    sc.run("codex", RunItem(kind=RunItemKind.DECISION, text="d" * 400))
+    decision = sc.decide("tiny")
+    assert Sig.EXCEEDS_CONTEXT_POLICY in decision.stalenessSignals
+    assert decision.strategy is S.FULL_HANDOFF_NEW_THREAD
+    assert decision.handoffs[0].summary.tokenEstimate <= 60
+
+
+def test_resume_failed_and_divergent_are_reported() -> None:
+    sc = Scenario(history=HistoryMode.PAGINATED)
+    sc.run("codex")
+    sc.run("claude")
+    sc.rollback(1)
+    assert sc.snapshot.providerThreads[1].status is ProviderThreadStatus.DIVERGENT
+    decision = sc.decide("claude")
+    assert decision.stalenessSignals == [Sig.ROLLED_BACK_OR_DIVERGENT]
+    failed = sc.snapshot.providerThreads[0].model_copy(update={"status": ProviderThreadStatus.FAILED})
+    sc.snapshot = sc.snapshot.model_copy(update={"providerThreads": [failed]})
+    assert sc.decide("codex").stalenessSignals == [Sig.RESUME_FAILED]
+
+
+def test_unsupported_transfer_writes_nothing() -> None:
+    sc = Scenario(registry=registry_from_toml("[providers.mute]\naccepts_handoff = false\n"))
+    assert sc.decide("mute").strategy is S.NO_HANDOFF  # nothing to transfer yet
+    sc.run("codex")
+    with pytest.raises(ThreadlineError) as error:
+        sc.decide("mute")
+    assert error.value.code is ErrorCode.UNSUPPORTED_TRANSFER
+
+
+def test_unknown_provider_and_busy_thread() -> None:
+    sc = Scenario()
+    with pytest.raises(ThreadlineError) as error:
+        sc.decide("gemini")
+    assert error.value.code is ErrorCode.INVALID_INPUT
+    sc.run("codex", status=RunStatus.RUNNING)
+    with pytest.raises(ThreadlineError) as busy:
+        sc.decide("codex")
+    assert busy.value.code is ErrorCode.CONFLICT
+
+
+steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("run"), st.sampled_from(["codex", "claude"])),
+        st.tuples(st.just("rollback"), st.integers(min_value=0, max_value=12)),
+    ),
+    min_size=1, max_size=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps, st.sampled_from([HistoryMode.LEGACY, HistoryMode.PAGINATED]))
+def test_any_sequence_keeps_coverage_honest(
+    ops: list[tuple[str, object]], mode: HistoryMode
+) -> None:
+    sc = Scenario(history=mode)
+    for op, arg in ops:
+        if op == "rollback":
+            sc.rollback(min(int(str(arg)), sc.snapshot.thread.lastOrdinal))
+            continue
+        sc.run(str(arg))
+        snap = sc.snapshot
+        chosen = next(p for p in snap.providerThreads if p.id == snap.runs[-1].providerThreadId)
+        cov = coverage(chosen, snap.runs, snap.handoffs)
+        # once its handoff is applied, the provider thread that ran covers every run
+        assert cov.missingRunOrdinals == []
+        active = {r.ordinal for r in history(snap.runs)}
+        for pt in snap.providerThreads:
+            covered = set(coverage(pt, snap.runs, snap.handoffs).coveredRunOrdinals)
+            assert covered <= active  # never a rolled-back run
