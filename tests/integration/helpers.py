@@ -50,8 +50,9 @@ async def new_thread(gql: GraphQLClient, title: str = "t") -> str:
     return str(data["createThread"]["id"])
 
 
-async def start(gql: GraphQLClient, thread_id: str, provider: str, text: str = "do it",
-                **extra: Any) -> dict[str, Any]:
+async def start(
+    gql: GraphQLClient, thread_id: str, provider: str, text: str = "do it", **extra: Any
+) -> dict[str, Any]:
     data = await gql(START, threadId=thread_id, provider=provider, input=text, **extra)
     result: dict[str, Any] = data["startRun"]
     return result
@@ -73,8 +74,13 @@ async def run_once(
     if pt["nativeRef"] is None:
         await gql(ATTACH, id=pt["id"], ref=f"{provider}-{pt['id'][-6:]}", mode=history)
     ordinal = started["run"]["ordinal"]
-    await gql(COMPLETE, runId=started["run"]["id"], turn=f"turn-{ordinal}", items=items,
-              checkpoint=checkpoint)
+    await gql(
+        COMPLETE,
+        runId=started["run"]["id"],
+        turn=f"turn-{ordinal}",
+        items=items,
+        checkpoint=checkpoint,
+    )
     return started
 
 

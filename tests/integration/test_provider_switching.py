@@ -95,7 +95,7 @@ async def test_rollback_on_legacy_history(gql: GraphQLClient) -> None:
     assert codex["strategy"] == "NO_HANDOFF"
     assert codex["providerThread"]["id"] == ex["c1"]
     assert codex["run"]["ordinal"] == 10  # ordinals are never reused
-    await gql('mutation($id: ID!) { completeRun(runId: $id) { id } }', id=codex["run"]["id"])
+    await gql("mutation($id: ID!) { completeRun(runId: $id) { id } }", id=codex["run"]["id"])
     claude = await start(gql, ex["thread"], "claude", "claude again")
     assert claude["strategy"] == "FULL_HANDOFF_NEW_THREAD"
     assert claude["providerThread"]["id"] != ex["l1"]

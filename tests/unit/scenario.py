@@ -31,16 +31,21 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 class Scenario:
-    def __init__(self, registry: ProviderRegistry | None = None,
-                 policy: StalenessPolicy | None = None,
-                 history: HistoryMode = HistoryMode.LEGACY) -> None:
+    def __init__(
+        self,
+        registry: ProviderRegistry | None = None,
+        policy: StalenessPolicy | None = None,
+        history: HistoryMode = HistoryMode.LEGACY,
+    ) -> None:
         self.registry = registry or registry_from_toml(None)
         self.policy = policy or StalenessPolicy()
         self.history = history
         self._ids = count(1)
         self.snapshot = ThreadSnapshot(
             thread=ThreadNode(id="t", workspace="w", createdAt=T0, rootId="t"),
-            runs=[], providerThreads=[], handoffs=[],
+            runs=[],
+            providerThreads=[],
+            handoffs=[],
         )
 
     def _now(self) -> datetime:
@@ -50,52 +55,86 @@ class Scenario:
         request = StartRequest(provider=provider, input="x", runtimeMode=runtime_mode)
         return decide_start(self.snapshot, request, self.registry, self.policy)
 
-    def run(self, provider: str, *items: RunItem, runtime_mode: str | None = None,
-            status: RunStatus = RunStatus.COMPLETED) -> StartDecision:
+    def run(
+        self,
+        provider: str,
+        *items: RunItem,
+        runtime_mode: str | None = None,
+        status: RunStatus = RunStatus.COMPLETED,
+    ) -> StartDecision:
         """Start, attach and finish one run; returns the start decision."""
         decision = self.decide(provider, runtime_mode)
         now = self._now()
         snap = self.snapshot
         pts = [
             pt.model_copy(update={"status": ProviderThreadStatus.STALE})
-            if pt.id in decision.staleProviderThreadIds else pt
+            if pt.id in decision.staleProviderThreadIds
+            else pt
             for pt in snap.providerThreads
         ]
         pt = decision.providerThread
         if pt is None:
             pt = ProviderThreadNode(
-                id=f"pt{next(self._ids)}", threadId="t", provider=provider,
-                status=ProviderThreadStatus.ACTIVE, nativeRef="native", runtimeMode=runtime_mode,
-                historyMode=self.history, createdAt=now, lastUsedAt=now,
+                id=f"pt{next(self._ids)}",
+                threadId="t",
+                provider=provider,
+                status=ProviderThreadStatus.ACTIVE,
+                nativeRef="native",
+                runtimeMode=runtime_mode,
+                historyMode=self.history,
+                createdAt=now,
+                lastUsedAt=now,
             )
             pts.append(pt)
         else:
-            pts = [p.model_copy(update={"lastUsedAt": now,
-                                        "status": ProviderThreadStatus.ACTIVE})
-                   if p.id == pt.id else p for p in pts]
+            pts = [
+                p.model_copy(update={"lastUsedAt": now, "status": ProviderThreadStatus.ACTIVE})
+                if p.id == pt.id
+                else p
+                for p in pts
+            ]
         handoffs = [
             HandoffNode(
-                id=f"h{next(self._ids)}", threadId="t", sourceThreadId=plan.sourceThreadId,
-                toProviderThreadId=pt.id, fromProviderThreadIds=plan.fromProviderThreadIds,
-                coveredFrom=plan.coveredFrom, coveredTo=plan.coveredTo, strategy=plan.strategy,
-                kind=plan.kind, summaryText=plan.summary.text, tokenEstimate=plan.summary.tokenEstimate,
-                status=HandoffStatus.READY, createdAt=now, updatedAt=now,
+                id=f"h{next(self._ids)}",
+                threadId="t",
+                sourceThreadId=plan.sourceThreadId,
+                toProviderThreadId=pt.id,
+                fromProviderThreadIds=plan.fromProviderThreadIds,
+                coveredFrom=plan.coveredFrom,
+                coveredTo=plan.coveredTo,
+                strategy=plan.strategy,
+                kind=plan.kind,
+                summaryText=plan.summary.text,
+                tokenEstimate=plan.summary.tokenEstimate,
+                status=HandoffStatus.READY,
+                createdAt=now,
+                updatedAt=now,
             )
             for plan in decision.handoffs
         ]
         ordinal = snap.thread.lastOrdinal + 1
         new_run = RunNode(
-            id=f"r{ordinal}", threadId="t", ordinal=ordinal, provider=provider, status=status,
-            input=f"run {ordinal}", providerThreadId=pt.id, startedAt=now, items=list(items),
+            id=f"r{ordinal}",
+            threadId="t",
+            ordinal=ordinal,
+            provider=provider,
+            status=status,
+            input=f"run {ordinal}",
+            providerThreadId=pt.id,
+            startedAt=now,
+            items=list(items),
             consumedHandoffIds=[h.id for h in handoffs],
         )
-        self.snapshot = snap.model_copy(update={
-            "thread": snap.thread.model_copy(
-                update={"lastOrdinal": ordinal, "cleanContextRequested": False}),
-            "runs": [*snap.runs, new_run],
-            "providerThreads": pts,
-            "handoffs": [*snap.handoffs, *handoffs],
-        })
+        self.snapshot = snap.model_copy(
+            update={
+                "thread": snap.thread.model_copy(
+                    update={"lastOrdinal": ordinal, "cleanContextRequested": False}
+                ),
+                "runs": [*snap.runs, new_run],
+                "providerThreads": pts,
+                "handoffs": [*snap.handoffs, *handoffs],
+            }
+        )
         return decision
 
     def rollback(self, to: int) -> None:
@@ -103,19 +142,29 @@ class Scenario:
         snap = self.snapshot
         rolled = set(decision.rolledBackRunIds)
         superseded = set(decision.supersededHandoffIds)
-        self.snapshot = snap.model_copy(update={
-            "runs": [r.model_copy(update={"status": RunStatus.ROLLED_BACK}) if r.id in rolled
-                     else r for r in snap.runs],
-            "handoffs": [h.model_copy(update={"status": HandoffStatus.SUPERSEDED})
-                         if h.id in superseded else h for h in snap.handoffs],
-            "providerThreads": [
-                p.model_copy(update={"status": decision.providerThreadStatuses[p.id]})
-                if p.id in decision.providerThreadStatuses else p
-                for p in snap.providerThreads
-            ],
-        })
+        self.snapshot = snap.model_copy(
+            update={
+                "runs": [
+                    r.model_copy(update={"status": RunStatus.ROLLED_BACK}) if r.id in rolled else r
+                    for r in snap.runs
+                ],
+                "handoffs": [
+                    h.model_copy(update={"status": HandoffStatus.SUPERSEDED})
+                    if h.id in superseded
+                    else h
+                    for h in snap.handoffs
+                ],
+                "providerThreads": [
+                    p.model_copy(update={"status": decision.providerThreadStatuses[p.id]})
+                    if p.id in decision.providerThreadStatuses
+                    else p
+                    for p in snap.providerThreads
+                ],
+            }
+        )
 
     def request_clean_context(self) -> None:
         snap = self.snapshot
-        self.snapshot = snap.model_copy(update={
-            "thread": snap.thread.model_copy(update={"cleanContextRequested": True})})
+        self.snapshot = snap.model_copy(
+            update={"thread": snap.thread.model_copy(update={"cleanContextRequested": True})}
+        )

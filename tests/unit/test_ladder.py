@@ -126,7 +126,9 @@ def test_resume_failed_and_divergent_are_reported() -> None:
     assert sc.snapshot.providerThreads[1].status is ProviderThreadStatus.DIVERGENT
     decision = sc.decide("claude")
     assert decision.stalenessSignals == [Sig.ROLLED_BACK_OR_DIVERGENT]
-    failed = sc.snapshot.providerThreads[0].model_copy(update={"status": ProviderThreadStatus.FAILED})
+    failed = sc.snapshot.providerThreads[0].model_copy(
+        update={"status": ProviderThreadStatus.FAILED}
+    )
     sc.snapshot = sc.snapshot.model_copy(update={"providerThreads": [failed]})
     assert sc.decide("codex").stalenessSignals == [Sig.RESUME_FAILED]
 
@@ -156,7 +158,8 @@ steps = st.lists(
         st.tuples(st.just("run"), st.sampled_from(["codex", "claude"])),
         st.tuples(st.just("rollback"), st.integers(min_value=0, max_value=12)),
     ),
-    min_size=1, max_size=25,
+    min_size=1,
+    max_size=25,
 )
 
 

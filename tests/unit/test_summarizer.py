@@ -18,13 +18,25 @@ def item(kind: RunItemKind, text: str, **extra: Any) -> RunItem:
     return RunItem(kind=kind, text=text, **extra)
 
 
-def run(ordinal: int, *items: RunItem, status: RunStatus = RunStatus.COMPLETED,
-        checkpoint: CheckpointNode | None = None, reason: str | None = None,
-        text: str | None = None) -> RunNode:
+def run(
+    ordinal: int,
+    *items: RunItem,
+    status: RunStatus = RunStatus.COMPLETED,
+    checkpoint: CheckpointNode | None = None,
+    reason: str | None = None,
+    text: str | None = None,
+) -> RunNode:
     return RunNode(
-        id=f"r{ordinal}", threadId="t", ordinal=ordinal, provider="codex", status=status,
-        input=text or f"message {ordinal}", startedAt=T0, items=list(items),
-        checkpoint=checkpoint, failureReason=reason,
+        id=f"r{ordinal}",
+        threadId="t",
+        ordinal=ordinal,
+        provider="codex",
+        status=status,
+        input=text or f"message {ordinal}",
+        startedAt=T0,
+        items=list(items),
+        checkpoint=checkpoint,
+        failureReason=reason,
     )
 
 
@@ -34,23 +46,35 @@ def titles(runs: list[RunNode]) -> list[str]:
 
 def test_sections_in_order_and_empty_ones_omitted() -> None:
     checkpoint = CheckpointNode(
-        id="c", runId="r2", ref="abc123", createdAt=T0,
+        id="c",
+        runId="r2",
+        ref="abc123",
+        createdAt=T0,
         diffSummary=[FileDiffStat(path="app.py", additions=3, deletions=1, changeKind="modified")],
     )
     runs = [
-        run(1, item(RunItemKind.CONSTRAINT, "keep the API stable"),
+        run(
+            1,
+            item(RunItemKind.CONSTRAINT, "keep the API stable"),
             item(RunItemKind.DECISION, "use JWT"),
             item(RunItemKind.COMMAND, "pytest", attributes={"outcome": "passed"}),
             item(RunItemKind.PLAN, "1. fix 2. test"),
             item(RunItemKind.TODO, "write docs", key="docs"),
             item(RunItemKind.QUESTION, "which db?", key="q1"),
-            item(RunItemKind.SUBAGENT_RESULT, "linter found 2 issues")),
+            item(RunItemKind.SUBAGENT_RESULT, "linter found 2 issues"),
+        ),
         run(2, checkpoint=checkpoint),
         run(3, status=RunStatus.FAILED, reason="timeout"),
     ]
     assert titles(runs) == [
-        "Goals and constraints", "Decisions", "Files changed", "Commands and tests",
-        "Plan and todos", "Open approvals and questions", "Checkpoint", "Known failures",
+        "Goals and constraints",
+        "Decisions",
+        "Files changed",
+        "Commands and tests",
+        "Plan and todos",
+        "Open approvals and questions",
+        "Checkpoint",
+        "Known failures",
         "Subagent results",
     ]
     text = summarize(runs, title="# H").text
@@ -64,21 +88,37 @@ def test_sections_in_order_and_empty_ones_omitted() -> None:
 
 def test_excluded_content() -> None:
     runs = [
-        run(1, item(RunItemKind.REASONING, "SECRET-THOUGHT"),
+        run(
+            1,
+            item(RunItemKind.REASONING, "SECRET-THOUGHT"),
             item(RunItemKind.PROTOCOL, "PROTOCOL-NOISE"),
             item(RunItemKind.TOOL_OUTPUT, "OLD-OUTPUT", key="build"),
-            item(RunItemKind.FILE_CHANGE, "@@ -1 +1 @@ DIFF-BODY", path="a.py",
-                 attributes={"additions": 1, "deletions": 1, "changeKind": "modified"}),
+            item(
+                RunItemKind.FILE_CHANGE,
+                "@@ -1 +1 @@ DIFF-BODY",
+                path="a.py",
+                attributes={"additions": 1, "deletions": 1, "changeKind": "modified"},
+            ),
             item(RunItemKind.QUESTION, "RESOLVED-QUESTION", key="q"),
-            item(RunItemKind.FAILURE, "FIXED-FAILURE", key="f")),
-        run(2, item(RunItemKind.TOOL_OUTPUT, "NEW-OUTPUT", key="build"),
+            item(RunItemKind.FAILURE, "FIXED-FAILURE", key="f"),
+        ),
+        run(
+            2,
+            item(RunItemKind.TOOL_OUTPUT, "NEW-OUTPUT", key="build"),
             item(RunItemKind.QUESTION, "RESOLVED-QUESTION", key="q", attributes={"resolved": True}),
             item(RunItemKind.FAILURE, "FIXED-FAILURE", key="f", attributes={"resolved": True}),
-            item(RunItemKind.TODO, "ship", key="t", attributes={"done": True})),
+            item(RunItemKind.TODO, "ship", key="t", attributes={"done": True}),
+        ),
     ]
     text = summarize(runs, title="# H").text
-    for absent in ("SECRET-THOUGHT", "PROTOCOL-NOISE", "OLD-OUTPUT", "DIFF-BODY",
-                   "RESOLVED-QUESTION", "FIXED-FAILURE"):
+    for absent in (
+        "SECRET-THOUGHT",
+        "PROTOCOL-NOISE",
+        "OLD-OUTPUT",
+        "DIFF-BODY",
+        "RESOLVED-QUESTION",
+        "FIXED-FAILURE",
+    ):
         assert absent not in text
     assert "NEW-OUTPUT" in text
     assert "a.py (modified, +1/-1)" in text
@@ -86,8 +126,10 @@ def test_excluded_content() -> None:
 
 
 def test_todos_latest_state_wins() -> None:
-    runs = [run(1, item(RunItemKind.TODO, "tests", key="t")),
-            run(2, item(RunItemKind.TODO, "tests", key="t", attributes={"status": "done"}))]
+    runs = [
+        run(1, item(RunItemKind.TODO, "tests", key="t")),
+        run(2, item(RunItemKind.TODO, "tests", key="t", attributes={"status": "done"})),
+    ]
     text = summarize(runs, title="# H").text
     assert "[x] tests" in text and "[ ] tests" not in text
 
@@ -98,9 +140,14 @@ def test_long_user_messages_are_shortened() -> None:
 
 
 def test_budget_shortens_lower_sections_first() -> None:
-    runs = [run(n, item(RunItemKind.DECISION, f"decision {n}"),
-                *[item(RunItemKind.COMMAND, f"command {n}.{k} " + "y" * 50) for k in range(20)])
-            for n in range(1, 6)]
+    runs = [
+        run(
+            n,
+            item(RunItemKind.DECISION, f"decision {n}"),
+            *[item(RunItemKind.COMMAND, f"command {n}.{k} " + "y" * 50) for k in range(20)],
+        )
+        for n in range(1, 6)
+    ]
     full = summarize(runs, title="# H")
     small = summarize(runs, title="# H", max_tokens=full.tokenEstimate // 3)
     assert small.tokenEstimate <= full.tokenEstimate // 3
@@ -114,12 +161,15 @@ def test_same_input_same_bytes() -> None:
 
 
 kinds = st.sampled_from(list(RunItemKind))
-items = st.builds(item, kinds, st.text(max_size=300),
-                  key=st.one_of(st.none(), st.sampled_from(["a", "b"])))
+items = st.builds(
+    item, kinds, st.text(max_size=300), key=st.one_of(st.none(), st.sampled_from(["a", "b"]))
+)
 
 
-@given(st.lists(st.lists(items, max_size=8), min_size=1, max_size=6),
-       st.integers(min_value=1, max_value=400))
+@given(
+    st.lists(st.lists(items, max_size=8), min_size=1, max_size=6),
+    st.integers(min_value=1, max_value=400),
+)
 def test_summary_never_exceeds_budget(run_items: list[list[RunItem]], budget: int) -> None:
     runs = [run(n + 1, *its) for n, its in enumerate(run_items)]
     summary = summarize(runs, title="# Context handoff: runs", max_tokens=budget)

@@ -1,0 +1,235 @@
+"""Start failures, handoff regeneration and submission, clean context, explain, events."""
+
+from __future__ import annotations
+
+from graph.store import Store, Tx
+from tests.conftest import GraphQLClient
+from tests.integration.helpers import ATTACH, COMPLETE, coverage_by_pt, new_thread, run_once, start
+
+FAIL_START = """
+mutation($id: ID!, $reason: String!) {
+  reportStartFailure(runId: $id, reason: $reason) {
+    run { id ordinal status } strategy providerAction stalenessSignals
+    providerThread { id status } handoffs { id coveredRunOrdinals { from to } }
+  }
+}
+"""
+
+HANDOFF = """
+query($id: ID!) { handoff(id: $id) {
+  id status summaryText createdByProvider tokenEstimate sections { title lines }
+  supersededBy { id status createdByProvider summaryText }
+  targetRun { ordinal } toProviderThread { id } sourceThread { id } thread { id }
+} }
+"""
+
+EXPLAIN = """
+query($id: ID!, $provider: String!) {
+  explainStartContext(threadId: $id, provider: $provider) {
+    strategy providerAction providerThread { id } handoffStrategies coveredRunOrdinals
+    tokenEstimate stalenessSignals explanation
+  }
+}
+"""
+
+
+async def test_report_start_failure_moves_the_run_to_a_new_thread(gql: GraphQLClient) -> None:
+    thread = await new_thread(gql)
+    first = await run_once(gql, thread, "codex")
+    await run_once(gql, thread, "claude")
+    resumed = await start(gql, thread, "codex", "resume please")
+    assert resumed["strategy"] == "DELTA_HANDOFF_EXISTING_THREAD"
+    old_handoff = resumed["handoffs"][0]["id"]
+
+    again = await gql(FAIL_START, id=resumed["run"]["id"], reason="resume 404")
+    result = again["reportStartFailure"]
+    assert result["run"] == {**resumed["run"], "status": "STARTING"}
+    assert (result["strategy"], result["providerAction"]) == ("FULL_HANDOFF_NEW_THREAD", "CREATE")
+    assert result["stalenessSignals"] == ["RESUME_FAILED"]
+    assert result["providerThread"]["id"] != first["providerThread"]["id"]
+    assert result["handoffs"][0]["coveredRunOrdinals"] == {"from": 1, "to": 2}
+
+    pts = await coverage_by_pt(gql, thread)
+    assert pts[first["providerThread"]["id"]]["status"] == "FAILED"
+    old = (await gql(HANDOFF, id=old_handoff))["handoff"]
+    assert old["status"] == "SUPERSEDED"
+    assert old["supersededBy"]["id"] == result["handoffs"][0]["id"]
+
+    new_pt = result["providerThread"]["id"]
+    await gql(ATTACH, id=new_pt, ref="codex-new", mode="LEGACY")
+    await gql(COMPLETE, runId=result["run"]["id"], turn="t3")
+    assert (await coverage_by_pt(gql, thread))[new_pt]["coverage"]["missingRunOrdinals"] == []
+
+
+async def test_completed_run_cannot_report_failure(gql: GraphQLClient) -> None:
+    thread = await new_thread(gql)
+    done = await run_once(gql, thread, "codex")
+    error = await gql.error(FAIL_START, id=done["run"]["id"], reason="late")
+    assert error["extensions"]["code"] == "CONFLICT"
+
+
+async def test_regenerate_and_submit_supersede_never_mutate(gql: GraphQLClient) -> None:
+    thread = await new_thread(gql)
+    await run_once(
+        gql,
+        thread,
+        "codex",
+        "build the parser",
+        items=[{"kind": "DECISION", "text": "use a PEG grammar"}],
+    )
+    switched = await run_once(gql, thread, "claude")
+    h1 = switched["handoffs"][0]
+    assert "use a PEG grammar" in h1["summaryText"]
+
+    regen = await gql(
+        "mutation($id: ID!) { regenerateHandoff(handoffId: $id) { id status } }", id=h1["id"]
+    )
+    h2 = regen["regenerateHandoff"]["id"]
+    old = (await gql(HANDOFF, id=h1["id"]))["handoff"]
+    assert old["status"] == "SUPERSEDED" and old["summaryText"] == h1["summaryText"]
+    assert old["supersededBy"]["id"] == h2
+    new = (await gql(HANDOFF, id=h2))["handoff"]
+    assert new["summaryText"] == h1["summaryText"]  # same inputs, same bytes
+    assert new["targetRun"] == {"ordinal": 2}
+
+    submitted = await gql(
+        """mutation($id: ID!) { submitHandoffSummary(handoffId: $id, summaryText: "Claude's own",
+           createdByProvider: "claude") { id status createdByProvider summaryText } }""",
+        id=h2,
+    )
+    h3 = submitted["submitHandoffSummary"]
+    assert h3["createdByProvider"] == "claude" and h3["status"] == "READY"
+    assert (await gql(HANDOFF, id=h2))["handoff"]["supersededBy"]["id"] == h3["id"]
+    error = await gql.error(
+        "mutation($id: ID!) { regenerateHandoff(handoffId: $id) { id } }", id=h1["id"]
+    )
+    assert error["extensions"]["code"] == "CONFLICT"
+    pts = await coverage_by_pt(gql, thread)
+    claude_pt = switched["providerThread"]["id"]
+    assert pts[claude_pt]["coverage"]["handoffIds"] == [h3["id"]]
+    assert pts[claude_pt]["coverage"]["coveredRunOrdinals"] == [1, 2]
+
+
+async def test_submit_rejects_unknown_provider(gql: GraphQLClient) -> None:
+    thread = await new_thread(gql)
+    await run_once(gql, thread, "codex")
+    switched = await run_once(gql, thread, "claude")
+    error = await gql.error(
+        """mutation($id: ID!) { submitHandoffSummary(handoffId: $id, summaryText: "x",
+           createdByProvider: "nobody") { id } }""",
+        id=switched["handoffs"][0]["id"],
+    )
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+
+
+async def test_clean_context_forces_a_new_thread_once(gql: GraphQLClient) -> None:
+    thread = await new_thread(gql)
+    await run_once(gql, thread, "codex")
+    flagged = await gql(
+        "mutation($id: ID!) { requestCleanContext(threadId: $id) { cleanContextRequested } }",
+        id=thread,
+    )
+    assert flagged["requestCleanContext"]["cleanContextRequested"] is True
+    fresh = await run_once(gql, thread, "codex")
+    assert fresh["strategy"] == "FULL_HANDOFF_NEW_THREAD"
+    assert fresh["stalenessSignals"] == ["CLEAN_CONTEXT_REQUESTED"]
+    assert (await run_once(gql, thread, "codex"))["strategy"] == "NO_HANDOFF"
+
+
+async def test_explain_matches_start_and_writes_nothing(gql: GraphQLClient, store: Store) -> None:
+    thread = await new_thread(gql)
+    await run_once(gql, thread, "codex")
+    await run_once(gql, thread, "codex")
+
+    async def count_nodes(tx: Tx) -> int:
+        snap = await tx.rows(
+            "thread/snapshot", threadIds=[thread], workspace="default", withContent=True
+        )
+        row = snap[0]
+        return len(row["runs"]) + len(row["providerThreads"]) + len(row["handoffs"])
+
+    before = await store.read(count_nodes)
+    plan = (await gql(EXPLAIN, id=thread, provider="claude"))["explainStartContext"]
+    assert await store.read(count_nodes) == before
+    assert plan["strategy"] == "FULL_HANDOFF_NEW_THREAD" and plan["providerThread"] is None
+    assert plan["coveredRunOrdinals"] == [1, 2]
+    actual = await start(gql, thread, "claude")
+    assert actual["strategy"] == plan["strategy"]
+    assert actual["handoffs"][0]["tokenEstimate"] == plan["tokenEstimate"]
+    error = await gql.error(EXPLAIN, id=thread, provider="claude")
+    assert error["extensions"]["code"] == "CONFLICT"
+
+
+async def test_events_are_appended_in_order(gql: GraphQLClient) -> None:
+    thread = await new_thread(gql)
+    await run_once(gql, thread, "codex")
+    events = (await gql("query($id: ID!) { events(threadId: $id) { id type runId } }", id=thread))[
+        "events"
+    ]
+    assert [e["type"] for e in events] == [
+        "thread.created",
+        "providerThread.created",
+        "run.started",
+        "providerThread.attached",
+        "run.completed",
+    ]
+    later = (
+        await gql(
+            "query($id: ID!, $after: ID) { events(threadId: $id, after: $after) { type } }",
+            id=thread,
+            after=events[2]["id"],
+        )
+    )["events"]
+    assert [e["type"] for e in later] == ["providerThread.attached", "run.completed"]
+
+
+async def test_errors_carry_codes(gql: GraphQLClient) -> None:
+    missing = await gql.error(
+        'mutation { startRun(threadId: "nope", provider: "codex", input: "x") { strategy } }'
+    )
+    assert missing["extensions"]["code"] == "NOT_FOUND"
+    thread = await new_thread(gql)
+    unknown = await gql.error(
+        'mutation($id: ID!) { startRun(threadId: $id, provider: "gemini", input: "x") '
+        "{ strategy } }",
+        id=thread,
+    )
+    assert unknown["extensions"]["code"] == "INVALID_INPUT"
+    await start(gql, thread, "codex")
+    busy = await gql.error(
+        'mutation($id: ID!) { startRun(threadId: $id, provider: "codex", input: "x") '
+        "{ strategy } }",
+        id=thread,
+    )
+    assert busy["extensions"]["code"] == "CONFLICT"
+    assert "in progress" in busy["message"]
+
+
+async def test_threads_page_by_keyset(gql: GraphQLClient) -> None:
+    ids = [await new_thread(gql, f"t{n}") for n in range(5)]
+    query = """query($after: String) { threads(first: 2, after: $after) {
+        edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }"""
+    seen: list[str] = []
+    after = None
+    while True:
+        page = (await gql(query, after=after))["threads"]
+        seen += [edge["node"]["id"] for edge in page["edges"]]
+        if not page["pageInfo"]["hasNextPage"]:
+            break
+        after = page["pageInfo"]["endCursor"]
+    assert seen == ids
+    error = await gql.error("{ threads(first: 100000) { edges { cursor } } }")
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+
+
+async def test_fail_run_is_history_summarised_as_failure(gql: GraphQLClient) -> None:
+    thread = await new_thread(gql)
+    started = await start(gql, thread, "codex", "try the migration")
+    await gql(ATTACH, id=started["providerThread"]["id"], ref="c1", mode="LEGACY")
+    failed = await gql(
+        'mutation($id: ID!) { failRun(runId: $id, reason: "disk full") { status } }',
+        id=started["run"]["id"],
+    )
+    assert failed["failRun"]["status"] == "FAILED"
+    switched = await start(gql, thread, "claude")
+    assert "Run 1 failed: disk full" in switched["contextText"]
