@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
 from neo4j.exceptions import (
     ConstraintError,
     DriverError,
@@ -43,6 +43,7 @@ class Store:
     def __init__(self, driver: AsyncDriver, database: str) -> None:
         self._driver = driver
         self._database = database
+        self._bookmarks = AsyncGraphDatabase.bookmark_manager()
         self.round_trips = 0
 
     @classmethod
@@ -73,16 +74,26 @@ class Store:
         return await self._execute(work, write=True)
 
     async def ping(self) -> None:
-        """Raise UNAVAILABLE unless the database answers a query."""
-        row = await self.read(lambda tx: tx.row("health/ping"))
-        if not row or row.get("one") != 1:
+        """Raise UNAVAILABLE unless the database answers a query.
+
+        An auto-commit query, not a managed transaction: readiness must answer at
+        once instead of retrying through an outage.
+        """
+        try:
+            async with self._session() as session:
+                self.round_trips += 1
+                result = await session.run(queries.load("health/ping"))
+                row = await result.single()
+        except (DriverError, OSError) as error:
+            raise _unavailable(error) from error
+        if row is None or row.get("one") != 1:
             raise ThreadlineError(ErrorCode.UNAVAILABLE, "Neo4j answered ping unexpectedly.")
 
     async def migrate(self) -> int:
         """Apply every schema statement; idempotent. Returns how many ran."""
         statements = queries.schema_statements()
         try:
-            async with self._driver.session(database=self._database) as session:
+            async with self._session() as session:
                 for statement in statements:
                     self.round_trips += 1
                     await session.run(statement)
@@ -90,12 +101,16 @@ class Store:
             raise _unavailable(error) from error
         return len(statements)
 
+    def _session(self) -> AsyncSession:
+        # One bookmark manager per store: read-your-writes across sessions, also on clusters.
+        return self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
+
     async def _execute(self, work: TxWork[T], write: bool) -> T:
         async def in_tx(tx: AsyncManagedTransaction) -> T:
             return await work(Tx(tx, self))
 
         try:
-            async with self._driver.session(database=self._database) as session:
+            async with self._session() as session:
                 if write:
                     return await session.execute_write(in_tx)
                 return await session.execute_read(in_tx)
