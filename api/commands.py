@@ -7,11 +7,12 @@ pure apart from its queries, so the driver may retry it on transient errors.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
+from api import receipts
 from graph import repo
 from graph.errors import ErrorCode, ThreadlineError, conflict, invalid, not_found
 from graph.models import (
@@ -38,6 +39,8 @@ from resolvers.providers import ProviderRegistry
 from resolvers.rollback import RollbackDecision, decide_rollback
 from resolvers.start import StartDecision, StartRequest, decide_start, plan_handoff
 from resolvers.summarizer import token_estimate
+
+T = TypeVar("T")
 
 
 def new_id(prefix: str) -> str:
@@ -91,7 +94,9 @@ class Commands:
 
     # ---- threads ---------------------------------------------------------
 
-    async def create_thread(self, title: str | None, thread_id: str | None) -> ThreadNode:
+    async def create_thread(
+        self, title: str | None, thread_id: str | None, command_id: str | None = None
+    ) -> ThreadNode:
         now = self.clock()
         ident = thread_id or new_id("thr")
         thread = ThreadNode(
@@ -110,9 +115,11 @@ class Commands:
             await repo.append_events(tx, self.workspace, ident, events.items)
             return thread
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id, "createThread", {"title": title, "id": thread_id}, ThreadNode, work
+        )
 
-    async def request_clean_context(self, thread_id: str) -> str:
+    async def request_clean_context(self, thread_id: str, command_id: str | None = None) -> str:
         async def work(tx: Tx) -> str:
             await self._locked_snapshot(tx, thread_id, with_content=False)
             await repo.update_thread(tx, self.workspace, thread_id, {"cleanContextRequested": True})
@@ -121,17 +128,27 @@ class Commands:
             await repo.append_events(tx, self.workspace, thread_id, events.items)
             return thread_id
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id, "requestCleanContext", {"threadId": thread_id}, str, work
+        )
 
     # ---- runs --------------------------------------------------------------
 
-    async def start_run(self, thread_id: str, request: StartRequest) -> StartOutcome:
+    async def start_run(
+        self, thread_id: str, request: StartRequest, command_id: str | None = None
+    ) -> StartOutcome:
         async def work(tx: Tx) -> StartOutcome:
             snapshot = await self._locked_snapshot(tx, thread_id)
             decision = decide_start(snapshot, request, self.providers, self.policy)
             return await self._apply_start(tx, snapshot, request, decision, run=None)
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id,
+            "startRun",
+            {"threadId": thread_id, **request.model_dump()},
+            StartOutcome,
+            work,
+        )
 
     async def explain_start(
         self, thread_id: str, request: StartRequest
@@ -144,7 +161,9 @@ class Commands:
 
         return await self.store.read(work)
 
-    async def report_start_failure(self, run_id: str, reason: str) -> StartOutcome:
+    async def report_start_failure(
+        self, run_id: str, reason: str, command_id: str | None = None
+    ) -> StartOutcome:
         async def work(tx: Tx) -> StartOutcome:
             snapshot, run = await self._run_in_progress(tx, run_id, "report a start failure")
             failed_pt = run.providerThreadId or ""
@@ -165,7 +184,13 @@ class Commands:
                 tx, snapshot, request, decision, run=run, failure=(failed_pt, reason)
             )
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id,
+            "reportStartFailure",
+            {"runId": run_id, "reason": reason},
+            StartOutcome,
+            work,
+        )
 
     async def attach_native_thread(
         self, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
@@ -224,6 +249,7 @@ class Commands:
         items: Sequence[RunItem],
         checkpoint_ref: str | None,
         diff_summary: Sequence[FileDiffStat] | None,
+        command_id: str | None = None,
     ) -> str:
         async def work(tx: Tx) -> str:
             snapshot, run = await self._run_in_progress(tx, run_id, "complete")
@@ -261,9 +287,23 @@ class Commands:
             await repo.append_events(tx, self.workspace, snapshot.thread.id, events.items)
             return run.id
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id,
+            "completeRun",
+            {
+                "runId": run_id,
+                "nativeTurnRef": native_turn_ref,
+                "items": [i.model_dump() for i in items],
+                "checkpointRef": checkpoint_ref,
+                "diff": [d.model_dump() for d in diff_summary]
+                if diff_summary is not None
+                else None,
+            },
+            str,
+            work,
+        )
 
-    async def fail_run(self, run_id: str, reason: str) -> str:
+    async def fail_run(self, run_id: str, reason: str, command_id: str | None = None) -> str:
         async def work(tx: Tx) -> str:
             snapshot, run = await self._run_in_progress(tx, run_id, "fail")
             now = self.clock()
@@ -284,9 +324,13 @@ class Commands:
             await repo.append_events(tx, self.workspace, snapshot.thread.id, events.items)
             return run.id
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id, "failRun", {"runId": run_id, "reason": reason}, str, work
+        )
 
-    async def rollback_thread(self, thread_id: str, to_ordinal: int) -> RollbackOutcome:
+    async def rollback_thread(
+        self, thread_id: str, to_ordinal: int, command_id: str | None = None
+    ) -> RollbackOutcome:
         async def work(tx: Tx) -> RollbackOutcome:
             snapshot = await self._locked_snapshot(tx, thread_id, with_content=False)
             decision = decide_rollback(snapshot, to_ordinal, self.providers)
@@ -315,11 +359,17 @@ class Commands:
             await repo.append_events(tx, self.workspace, thread_id, events.items)
             return RollbackOutcome(thread_id, decision)
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id,
+            "rollbackThread",
+            {"threadId": thread_id, "to": to_ordinal},
+            RollbackOutcome,
+            work,
+        )
 
     # ---- handoffs ----------------------------------------------------------
 
-    async def regenerate_handoff(self, handoff_id: str) -> str:
+    async def regenerate_handoff(self, handoff_id: str, command_id: str | None = None) -> str:
         async def work(tx: Tx) -> str:
             snapshot, handoff = await self._handoff(tx, handoff_id)
             provider = self._target_provider(snapshot, handoff)
@@ -348,10 +398,16 @@ class Commands:
                 "handoff.regenerated",
             )
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id, "regenerateHandoff", {"handoffId": handoff_id}, str, work
+        )
 
     async def submit_handoff_summary(
-        self, handoff_id: str, summary_text: str, created_by_provider: str
+        self,
+        handoff_id: str,
+        summary_text: str,
+        created_by_provider: str,
+        command_id: str | None = None,
     ) -> str:
         self.providers.get(created_by_provider)
 
@@ -374,9 +430,31 @@ class Commands:
                 "handoff.submitted",
             )
 
-        return await self.store.write(work)
+        return await self._once(
+            command_id,
+            "submitHandoffSummary",
+            {
+                "handoffId": handoff_id,
+                "text": summary_text,
+                "by": created_by_provider,
+            },
+            str,
+            work,
+        )
 
     # ---- shared steps ------------------------------------------------------
+
+    async def _once(
+        self,
+        command_id: str | None,
+        mutation: str,
+        args: dict[str, Any],
+        result_type: type[T],
+        work: Callable[[Tx], Awaitable[T]],
+    ) -> T:
+        return await receipts.run_once(
+            self.store, self.workspace, command_id, mutation, args, result_type, work
+        )
 
     async def _locked_snapshot(
         self, tx: Tx, thread_id: str, *, with_content: bool = True

@@ -213,7 +213,7 @@ class Mutation:
         id: strawberry.ID | None = None,
         command_id: str | None = None,
     ) -> t.Thread:
-        node = await info.context.commands.create_thread(title, id)
+        node = await info.context.commands.create_thread(title, id, command_id)
         return t.Thread(node=node)
 
     @strawberry.mutation(description="resolveStartContext: one entry point for every run.")
@@ -230,7 +230,7 @@ class Mutation:
         request = StartRequest(
             provider=provider, input=input, model=model, runtimeMode=runtime_mode
         )
-        outcome = await info.context.commands.start_run(thread_id, request)
+        outcome = await info.context.commands.start_run(thread_id, request, command_id)
         return await _resolution(info, outcome)
 
     @strawberry.mutation
@@ -252,7 +252,7 @@ class Mutation:
     async def report_start_failure(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
     ) -> t.StartContextResolution:
-        outcome = await info.context.commands.report_start_failure(run_id, reason)
+        outcome = await info.context.commands.report_start_failure(run_id, reason, command_id)
         return await _resolution(info, outcome)
 
     @strawberry.mutation
@@ -287,7 +287,12 @@ class Mutation:
                 for s in checkpoint.diff_summary
             ]
         run_id = await info.context.commands.complete_run(
-            run_id, native_turn_ref, run_items, checkpoint.ref if checkpoint else None, diff
+            run_id,
+            native_turn_ref,
+            run_items,
+            checkpoint.ref if checkpoint else None,
+            diff,
+            command_id,
         )
         info.context.loaders.clear()
         return await t.required(t.run_by_id(info, run_id))
@@ -296,7 +301,7 @@ class Mutation:
     async def fail_run(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
     ) -> t.Run:
-        ident = await info.context.commands.fail_run(run_id, reason)
+        ident = await info.context.commands.fail_run(run_id, reason, command_id)
         info.context.loaders.clear()
         return await t.required(t.run_by_id(info, ident))
 
@@ -308,7 +313,7 @@ class Mutation:
         to_run_ordinal: int,
         command_id: str | None = None,
     ) -> t.RollbackResult:
-        outcome = await info.context.commands.rollback_thread(thread_id, to_run_ordinal)
+        outcome = await info.context.commands.rollback_thread(thread_id, to_run_ordinal, command_id)
         info.context.loaders.clear()
         loaders = info.context.loaders
         decision = outcome.decision
@@ -328,7 +333,7 @@ class Mutation:
     async def regenerate_handoff(
         self, info: Info, handoff_id: strawberry.ID, command_id: str | None = None
     ) -> t.ContextHandoff:
-        ident = await info.context.commands.regenerate_handoff(handoff_id)
+        ident = await info.context.commands.regenerate_handoff(handoff_id, command_id)
         info.context.loaders.clear()
         return await t.required(t.handoff_by_id(info, ident))
 
@@ -342,7 +347,7 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.ContextHandoff:
         ident = await info.context.commands.submit_handoff_summary(
-            handoff_id, summary_text, created_by_provider
+            handoff_id, summary_text, created_by_provider, command_id
         )
         info.context.loaders.clear()
         return await t.required(t.handoff_by_id(info, ident))
@@ -351,7 +356,7 @@ class Mutation:
     async def request_clean_context(
         self, info: Info, thread_id: strawberry.ID, command_id: str | None = None
     ) -> t.Thread:
-        ident = await info.context.commands.request_clean_context(thread_id)
+        ident = await info.context.commands.request_clean_context(thread_id, command_id)
         info.context.loaders.clear()
         return await t.required(t.thread_by_id(info, ident))
 

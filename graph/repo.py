@@ -280,3 +280,28 @@ async def append_events(
             threadId=thread_id,
             events=[encode(event) for event in events],
         )
+
+
+async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:
+    return await tx.row("command/find", key=f"{workspace}:{command_id}")
+
+
+async def record_receipt(
+    tx: Tx,
+    workspace: str,
+    command_id: str,
+    mutation: str,
+    args_hash: str,
+    result: str,
+    at: datetime,
+) -> None:
+    await tx.rows(
+        "command/record",
+        key=f"{workspace}:{command_id}",
+        workspace=workspace,
+        commandId=command_id,
+        mutation=mutation,
+        argsHash=args_hash,
+        result=result,
+        at=at,
+    )
