@@ -590,25 +590,7 @@ class Commands:
             new_pts.append(pt)
             events.add("providerThread.created", providerThreadId=pt.id, provider=pt.provider)
         handoffs = [
-            HandoffNode(
-                id=new_id("hnd"),
-                threadId=thread_id,
-                sourceThreadId=plan.sourceThreadId,
-                transferId=plan.transferId,
-                toProviderThreadId=pt.id,
-                fromProviderThreadIds=plan.fromProviderThreadIds,
-                coveredFrom=plan.coveredFrom,
-                coveredTo=plan.coveredTo,
-                strategy=plan.strategy,
-                kind=plan.kind,
-                summaryText=plan.summary.text,
-                sections=plan.summary.sections,
-                tokenEstimate=plan.summary.tokenEstimate,
-                status=HandoffStatus.READY,
-                createdAt=now,
-                updatedAt=now,
-            )
-            for plan in decision.handoffs
+            plan.to_node(new_id("hnd"), thread_id, pt.id, now) for plan in decision.handoffs
         ]
         pt_changes: dict[str, dict[str, Any]] = {
             stale: {"status": ProviderThreadStatus.STALE}

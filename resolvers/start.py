@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -53,6 +54,29 @@ class PlannedHandoff(BaseModel):
     fromProviderThreadIds: list[str]
     summary: Summary
     transferId: str | None = None
+
+    def to_node(
+        self, ident: str, thread_id: str, to_provider_thread_id: str, at: datetime
+    ) -> HandoffNode:
+        """The ready handoff node this plan becomes once it has an id and a target."""
+        return HandoffNode(
+            id=ident,
+            threadId=thread_id,
+            sourceThreadId=self.sourceThreadId,
+            transferId=self.transferId,
+            toProviderThreadId=to_provider_thread_id,
+            fromProviderThreadIds=self.fromProviderThreadIds,
+            coveredFrom=self.coveredFrom,
+            coveredTo=self.coveredTo,
+            strategy=self.strategy,
+            kind=self.kind,
+            summaryText=self.summary.text,
+            sections=self.summary.sections,
+            tokenEstimate=self.summary.tokenEstimate,
+            status=HandoffStatus.READY,
+            createdAt=at,
+            updatedAt=at,
+        )
 
 
 class NativeForkPlan(BaseModel):

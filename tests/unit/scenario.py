@@ -11,7 +11,6 @@ from datetime import UTC, datetime, timedelta
 from itertools import count
 
 from graph.models import (
-    HandoffNode,
     HandoffStatus,
     HistoryMode,
     ProviderThreadNode,
@@ -94,23 +93,7 @@ class Scenario:
                 for p in pts
             ]
         handoffs = [
-            HandoffNode(
-                id=f"h{next(self._ids)}",
-                threadId="t",
-                sourceThreadId=plan.sourceThreadId,
-                toProviderThreadId=pt.id,
-                fromProviderThreadIds=plan.fromProviderThreadIds,
-                coveredFrom=plan.coveredFrom,
-                coveredTo=plan.coveredTo,
-                strategy=plan.strategy,
-                kind=plan.kind,
-                summaryText=plan.summary.text,
-                tokenEstimate=plan.summary.tokenEstimate,
-                status=HandoffStatus.READY,
-                createdAt=now,
-                updatedAt=now,
-            )
-            for plan in decision.handoffs
+            plan.to_node(f"h{next(self._ids)}", "t", pt.id, now) for plan in decision.handoffs
         ]
         ordinal = snap.thread.lastOrdinal + 1
         new_run = RunNode(
