@@ -196,14 +196,12 @@ class Commands:
         self, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
     ) -> str:
         async def work(tx: Tx) -> str:
-            thread_id = await repo.thread_of(
+            thread_id = await self._owner(
                 tx,
+                "provider thread",
                 "provider_thread/thread_of",
-                self.workspace,
                 providerThreadId=provider_thread_id,
             )
-            if thread_id is None:
-                raise not_found("provider thread", provider_thread_id)
             snapshot = await self._locked_snapshot(tx, thread_id, with_content=False)
             pt = next(p for p in snapshot.providerThreads if p.id == provider_thread_id)
             if pt.nativeRef and pt.nativeRef != native_ref:
@@ -466,12 +464,17 @@ class Commands:
             raise not_found("thread", thread_id)
         return snapshot
 
+    async def _owner(self, tx: Tx, kind: str, query: str, **ident: str) -> str:
+        """The id of the thread that owns a run, provider thread or handoff."""
+        thread_id = await repo.thread_of(tx, query, self.workspace, **ident)
+        if thread_id is None:
+            raise not_found(kind, next(iter(ident.values())))
+        return thread_id
+
     async def _run_in_progress(
         self, tx: Tx, run_id: str, verb: str
     ) -> tuple[ThreadSnapshot, RunNode]:
-        thread_id = await repo.thread_of(tx, "run/thread_of", self.workspace, runId=run_id)
-        if thread_id is None:
-            raise not_found("run", run_id)
+        thread_id = await self._owner(tx, "run", "run/thread_of", runId=run_id)
         snapshot = await self._locked_snapshot(tx, thread_id)
         run = next(r for r in snapshot.runs if r.id == run_id)
         if run.status not in IN_PROGRESS:
@@ -479,11 +482,7 @@ class Commands:
         return snapshot, run
 
     async def _handoff(self, tx: Tx, handoff_id: str) -> tuple[ThreadSnapshot, HandoffNode]:
-        thread_id = await repo.thread_of(
-            tx, "handoff/thread_of", self.workspace, handoffId=handoff_id
-        )
-        if thread_id is None:
-            raise not_found("handoff", handoff_id)
+        thread_id = await self._owner(tx, "handoff", "handoff/thread_of", handoffId=handoff_id)
         snapshot = await self._locked_snapshot(tx, thread_id)
         handoff = next(h for h in snapshot.handoffs if h.id == handoff_id)
         if handoff.status is HandoffStatus.SUPERSEDED:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import strawberry
 from strawberry.scalars import JSON
@@ -12,6 +12,7 @@ from strawberry.scalars import JSON
 from api.context import Context
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
+from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 
 Info = strawberry.Info[Context, None]
@@ -274,7 +275,7 @@ class ProviderThreadCoverage:
     missing_run_ordinals: list[int]
 
     @classmethod
-    def of(cls, cov: Any) -> ProviderThreadCoverage:
+    def of(cls, cov: Coverage) -> ProviderThreadCoverage:
         return cls(
             provider_thread_id=strawberry.ID(cov.providerThreadId),
             native_run_ordinals=cov.nativeRunOrdinals,
@@ -345,16 +346,16 @@ class ProviderThread:
 
     @strawberry.field
     async def coverage(self, info: Info) -> ProviderThreadCoverage:
-        snapshot = await info.context.loaders.coverage_snapshot.load(self.node.threadId)
-        runs = snapshot.runs if snapshot else []
-        handoffs = snapshot.handoffs if snapshot else []
-        return ProviderThreadCoverage.of(compute_coverage(self.node, runs, handoffs))
+        return ProviderThreadCoverage.of(await self._coverage(info))
 
     async def _native(self, info: Info) -> list[int]:
+        return (await self._coverage(info)).nativeRunOrdinals
+
+    async def _coverage(self, info: Info) -> Coverage:
         snapshot = await info.context.loaders.coverage_snapshot.load(self.node.threadId)
         runs = snapshot.runs if snapshot else []
         handoffs = snapshot.handoffs if snapshot else []
-        return compute_coverage(self.node, runs, handoffs).nativeRunOrdinals
+        return compute_coverage(self.node, runs, handoffs)
 
 
 @strawberry.type

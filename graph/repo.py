@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from enum import Enum
 from typing import Any
 
 from neo4j.time import DateTime
+from pydantic import BaseModel
 
 from graph.models import (
     CheckpointNode,
@@ -111,10 +113,11 @@ def encode(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value
-    if hasattr(value, "value") and isinstance(getattr(value, "value", None), str):
-        return value.value  # enums
+    """Values the driver and json accept: enums by value, models as dicts."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, BaseModel):
+        return _plain(value.model_dump(mode="python"))
     if isinstance(value, list):
         return [_plain(item) for item in value]
     if isinstance(value, dict):
