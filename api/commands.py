@@ -31,13 +31,14 @@ from graph.models import (
     RunStatus,
     ThreadNode,
     ThreadSnapshot,
+    TransferStatus,
 )
 from graph.store import Store, Tx
-from resolvers.coverage import history
+from resolvers import transfers
 from resolvers.policy import StalenessPolicy
 from resolvers.providers import ProviderRegistry
 from resolvers.rollback import RollbackDecision, decide_rollback
-from resolvers.start import StartDecision, StartRequest, decide_start, plan_handoff
+from resolvers.start import StartDecision, StartRequest, decide_start
 from resolvers.summarizer import token_estimate
 
 T = TypeVar("T")
@@ -139,7 +140,8 @@ class Commands:
     ) -> StartOutcome:
         async def work(tx: Tx) -> StartOutcome:
             snapshot = await self._locked_snapshot(tx, thread_id)
-            decision = decide_start(snapshot, request, self.providers, self.policy)
+            related = await repo.related_snapshots(tx, self.workspace, snapshot)
+            decision = decide_start(snapshot, request, self.providers, self.policy, threads=related)
             return await self._apply_start(tx, snapshot, request, decision, run=None)
 
         return await self._once(
@@ -157,7 +159,9 @@ class Commands:
             snapshot = await repo.snapshot(tx, self.workspace, thread_id)
             if snapshot is None:
                 raise not_found("thread", thread_id)
-            return decide_start(snapshot, request, self.providers, self.policy), snapshot
+            related = await repo.related_snapshots(tx, self.workspace, snapshot)
+            decision = decide_start(snapshot, request, self.providers, self.policy, threads=related)
+            return decision, snapshot
 
         return await self.store.read(work)
 
@@ -173,12 +177,9 @@ class Commands:
                 model=run.model,
                 runtimeMode=run.runtimeMode,
             )
+            related = await repo.related_snapshots(tx, self.workspace, snapshot)
             decision = decide_start(
-                snapshot,
-                request,
-                self.providers,
-                self.policy,
-                failed_provider_thread_id=failed_pt,
+                snapshot, request, self.providers, self.policy, restart=run, threads=related
             )
             return await self._apply_start(
                 tx, snapshot, request, decision, run=run, failure=(failed_pt, reason)
@@ -344,6 +345,12 @@ class Commands:
             await repo.update(tx, "handoff/update", self.workspace, superseded)
             statuses = {pt: {"status": s} for pt, s in decision.providerThreadStatuses.items()}
             await repo.update(tx, "provider_thread/update", self.workspace, statuses)
+            await repo.update(
+                tx,
+                "transfer/update",
+                self.workspace,
+                {x: {"status": TransferStatus.SUPERSEDED} for x in decision.supersededTransferIds},
+            )
             events = Events(now)
             events.add(
                 "thread.rolledBack",
@@ -354,6 +361,8 @@ class Commands:
                 events.add("handoff.superseded", handoffId=handoff_id, reason="rollback")
             for pt_id, status in decision.providerThreadStatuses.items():
                 events.add("providerThread.status", providerThreadId=pt_id, status=status.value)
+            for transfer_id in decision.supersededTransferIds:
+                events.add("transfer.superseded", transferId=transfer_id, reason="rollback")
             await repo.append_events(tx, self.workspace, thread_id, events.items)
             return RollbackOutcome(thread_id, decision)
 
@@ -370,22 +379,9 @@ class Commands:
     async def regenerate_handoff(self, handoff_id: str, command_id: str | None = None) -> str:
         async def work(tx: Tx) -> str:
             snapshot, handoff = await self._handoff(tx, handoff_id)
-            provider = self._target_provider(snapshot, handoff)
-            covered = [
-                run
-                for run in history(snapshot.runs)
-                if handoff.coveredFrom <= run.ordinal <= handoff.coveredTo
-            ]
-            if not covered:
-                raise conflict(f"Handoff {handoff.id} covers no run any more.")
-            plan = plan_handoff(
-                handoff.sourceThreadId,
-                covered,
-                self.providers.get(provider),
-                handoff.strategy,
-                handoff.kind,
-                exclude_pt=handoff.toProviderThreadId,
-            )
+            provider = self.providers.get(self._target_provider(snapshot, handoff))
+            related = await repo.related_snapshots(tx, self.workspace, snapshot)
+            plan = transfers.replan(handoff, snapshot, related, provider)
             return await self._replace_handoff(
                 tx,
                 snapshot,
@@ -489,10 +485,6 @@ class Commands:
             raise conflict(
                 f"Handoff {handoff.id} is superseded by {handoff.supersededById}; act on that one."
             )
-        if handoff.sourceThreadId != snapshot.thread.id:
-            source = await repo.snapshot(tx, self.workspace, handoff.sourceThreadId)
-            if source is not None:
-                snapshot = snapshot.model_copy(update={"runs": source.runs})
         return snapshot, handoff
 
     def _target_provider(self, snapshot: ThreadSnapshot, handoff: HandoffNode) -> str:
@@ -585,6 +577,9 @@ class Commands:
                 runtimeMode=request.runtimeMode,
                 createdAt=now,
                 lastUsedAt=now,
+                forkedFromId=(
+                    decision.nativeFork.sourceProviderThreadId if decision.nativeFork else None
+                ),
             )
             new_pts.append(pt)
             events.add("providerThread.created", providerThreadId=pt.id, provider=pt.provider)
@@ -628,12 +623,15 @@ class Commands:
                 providerAction=decision.providerAction.value,
             )
         else:
-            await self._record_failure(tx, snapshot, run, failure, handoff_ids, pt_changes, events)
+            await self._record_failure(
+                tx, snapshot, run, failure, decision, handoff_ids, pt_changes, events
+            )
             await repo.move_run(tx, self.workspace, run.id, pt.id, status, now, handoff_ids)
             events.add(
                 "run.restarted", run.id, ordinal=run.ordinal, strategy=decision.strategy.value
             )
         await repo.update(tx, "provider_thread/update", self.workspace, pt_changes)
+        await self._resolve_transfers(tx, decision, run.id, pt.id, handoff_ids, events)
         for handoff in handoffs:
             events.add(
                 "handoff.created",
@@ -651,6 +649,7 @@ class Commands:
         snapshot: ThreadSnapshot,
         run: RunNode,
         failure: tuple[str, str] | None,
+        decision: StartDecision,
         new_handoff_ids: list[str],
         pt_changes: dict[str, dict[str, Any]],
         events: Events,
@@ -659,11 +658,14 @@ class Commands:
         assert failure is not None
         failed_pt, reason = failure
         pt_changes[failed_pt] = {"status": ProviderThreadStatus.FAILED, "failureReason": reason}
-        replacement = new_handoff_ids[0] if new_handoff_ids else None
+        by_transfer = {
+            plan.transferId: new
+            for plan, new in zip(decision.handoffs, new_handoff_ids, strict=True)
+        }
         superseded = {
             h.id: {
                 "status": HandoffStatus.SUPERSEDED,
-                "supersededById": replacement,
+                "supersededById": by_transfer.get(h.transferId),
                 "updatedAt": events.at,
             }
             for h in snapshot.handoffs
@@ -675,3 +677,39 @@ class Commands:
         events.add("run.startFailed", run.id, providerThreadId=failed_pt, reason=reason)
         for handoff_id in superseded:
             events.add("handoff.superseded", run.id, handoffId=handoff_id, reason="start failure")
+
+    async def _resolve_transfers(
+        self,
+        tx: Tx,
+        decision: StartDecision,
+        run_id: str,
+        pt_id: str,
+        handoff_ids: list[str],
+        events: Events,
+    ) -> None:
+        """Pending transfers this start resolved: resolved, then consumed by the run."""
+        changes: dict[str, dict[str, Any]] = {}
+        for resolution in decision.transfers:
+            index = resolution.handoffIndex
+            changes[resolution.transferId] = {
+                "status": TransferStatus.CONSUMED,
+                "resolutionStrategy": resolution.strategy,
+                "resolvedProviderThreadId": pt_id,
+                "handoffId": handoff_ids[index] if index is not None else None,
+                "consumedAt": events.at,
+                "consumedByRunId": run_id,
+            }
+            resolved = (
+                TransferStatus.RESOLVED_NATIVE
+                if resolution.native
+                else TransferStatus.RESOLVED_PORTABLE
+            )
+            events.add(
+                "transfer.resolved",
+                run_id,
+                transferId=resolution.transferId,
+                status=resolved.value,
+                strategy=resolution.strategy.value,
+            )
+            events.add("transfer.consumed", run_id, transferId=resolution.transferId)
+        await repo.update(tx, "transfer/update", self.workspace, changes)

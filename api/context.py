@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from api.commands import Commands
+from api.lineage_commands import LineageCommands
 from api.loaders import Loaders
 from api.settings import Settings
 from graph.store import Store
@@ -19,10 +19,10 @@ class Context:
     workspace: str = "default"
     scopes: frozenset[str] = frozenset({"read", "write", "admin"})
     loaders: Loaders = field(init=False)
-    commands: Commands = field(init=False)
+    commands: LineageCommands = field(init=False)
 
     def __post_init__(self) -> None:
         self.loaders = Loaders(self.store, self.workspace)
-        self.commands = Commands(
+        self.commands = LineageCommands(
             self.store, self.workspace, self.providers, self.settings.staleness_policy()
         )

@@ -15,6 +15,7 @@ from strawberry.extensions import (
     SchemaExtension,
 )
 from strawberry.scalars import JSON
+from strawberry.tools import merge_types
 
 from api import types as t
 from api.commands import StartOutcome
@@ -50,6 +51,13 @@ class FileDiffStatInput:
 class CheckpointInput:
     diff_summary: list[FileDiffStatInput]
     ref: str | None = None
+
+
+@strawberry.input
+class SourcePointInput:
+    run_id: strawberry.ID | None = None
+    checkpoint_id: strawberry.ID | None = None
+    latest_stable: bool | None = None
 
 
 def _page_size(info: Info, first: int) -> int:
@@ -130,6 +138,24 @@ class Query:
     @strawberry.field
     async def handoff(self, info: Info, id: strawberry.ID) -> t.ContextHandoff | None:
         return await t.handoff_by_id(info, id)
+
+    @strawberry.field(description="Threads around one: parents up, forks and subagents down.")
+    async def lineage(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        direction: t.LineageDirection | None = models.LineageDirection.BOTH,
+        depth: int | None = 10,
+    ) -> t.Lineage:
+        hops = 10 if depth is None else depth
+        if hops < 0:
+            raise invalid(f"depth must be 0 or more, got {hops}.")
+        way = models.LineageDirection(direction or models.LineageDirection.BOTH)
+
+        async def work(tx: Tx) -> models.Lineage | None:
+            return await repo.lineage(tx, info.context.workspace, thread_id, way.value, hops)
+
+        return t.Lineage.of(await info.context.store.read(work))
 
     @strawberry.field(description="Dry run of startRun: same decision, nothing written.")
     async def explain_start_context(
@@ -361,6 +387,78 @@ class Mutation:
         return await t.required(t.thread_by_id(info, ident))
 
 
+@strawberry.type
+class LineageMutation:
+    @strawberry.mutation
+    async def fork_thread(
+        self,
+        info: Info,
+        source_thread_id: strawberry.ID,
+        at: SourcePointInput,
+        title: str | None = None,
+        command_id: str | None = None,
+    ) -> t.Thread:
+        node = await info.context.commands.fork_thread(
+            source_thread_id,
+            at.run_id,
+            at.checkpoint_id,
+            bool(at.latest_stable),
+            title,
+            command_id,
+        )
+        info.context.loaders.clear()
+        return t.Thread(node=node)
+
+    @strawberry.mutation
+    async def merge_back(
+        self, info: Info, fork_thread_id: strawberry.ID, command_id: str | None = None
+    ) -> t.ContextTransfer:
+        node = await info.context.commands.merge_back(fork_thread_id, command_id)
+        info.context.loaders.clear()
+        return t.ContextTransfer(node=node)
+
+    @strawberry.mutation
+    async def spawn_subagent(
+        self,
+        info: Info,
+        parent_run_id: strawberry.ID,
+        task: str,
+        provider: str | None = None,
+        command_id: str | None = None,
+    ) -> t.Thread:
+        node = await info.context.commands.spawn_subagent(parent_run_id, task, provider, command_id)
+        info.context.loaders.clear()
+        return t.Thread(node=node)
+
+    @strawberry.mutation
+    async def record_native_subagent(
+        self,
+        info: Info,
+        parent_run_id: strawberry.ID,
+        provider: str,
+        native_ref: str,
+        title: str | None = None,
+        command_id: str | None = None,
+    ) -> t.Thread:
+        node = await info.context.commands.record_native_subagent(
+            parent_run_id, provider, native_ref, title, command_id
+        )
+        info.context.loaders.clear()
+        return t.Thread(node=node)
+
+    @strawberry.mutation
+    async def complete_subagent(
+        self,
+        info: Info,
+        child_thread_id: strawberry.ID,
+        result: str,
+        command_id: str | None = None,
+    ) -> t.ContextTransfer:
+        node = await info.context.commands.complete_subagent(child_thread_id, result, command_id)
+        info.context.loaders.clear()
+        return t.ContextTransfer(node=node)
+
+
 def _attributes(value: object) -> dict[str, object] | None:
     if value is None:
         return None
@@ -407,9 +505,10 @@ def build_schema(
         lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
         *extra,
     ]
+    mutation = merge_types("Mutation", (Mutation, LineageMutation))
     return strawberry.Schema(
         query=Query,
-        mutation=Mutation,
+        mutation=mutation,
         subscription=Subscription,
         extensions=extensions,  # type: ignore[arg-type]
     )

@@ -34,6 +34,7 @@ ProviderAction = strawberry.enum(models.ProviderAction)
 InjectionMode = strawberry.enum(models.InjectionMode)
 RunItemKind = strawberry.enum(models.RunItemKind)
 StalenessSignal = strawberry.enum(models.StalenessSignal)
+LineageDirection = strawberry.enum(models.LineageDirection)
 
 
 @strawberry.type
@@ -635,6 +636,43 @@ class RollbackResult:
     superseded_handoffs: list[ContextHandoff]
     affected_provider_threads: list[ProviderThread]
     superseded_transfers: list[ContextTransfer]
+
+
+@strawberry.type
+class LineageNode:
+    thread: Thread
+    depth: int
+
+
+@strawberry.type
+class LineageEdge:
+    from_: strawberry.ID = strawberry.field(name="from")
+    to: strawberry.ID
+    relationship: ThreadRelationship
+    source_run_ordinal: int | None
+
+
+@strawberry.type
+class Lineage:
+    nodes: list[LineageNode]
+    edges: list[LineageEdge]
+
+    @classmethod
+    def of(cls, found: models.Lineage | None) -> Lineage:
+        if found is None:
+            return cls(nodes=[], edges=[])
+        return cls(
+            nodes=[LineageNode(thread=Thread(node=n.thread), depth=n.depth) for n in found.nodes],
+            edges=[
+                LineageEdge(
+                    from_=strawberry.ID(e.from_),
+                    to=strawberry.ID(e.to),
+                    relationship=e.relationship,
+                    source_run_ordinal=e.sourceRunOrdinal,
+                )
+                for e in found.edges
+            ],
+        )
 
 
 # ---- loaders as field helpers ------------------------------------------------

@@ -148,6 +148,12 @@ class StalenessSignal(StrEnum):
     EXCEEDS_CONTEXT_POLICY = "EXCEEDS_CONTEXT_POLICY"
 
 
+class LineageDirection(StrEnum):
+    ANCESTORS = "ANCESTORS"
+    DESCENDANTS = "DESCENDANTS"
+    BOTH = "BOTH"
+
+
 class Node(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
@@ -256,6 +262,8 @@ class SourcePoint(Node):
     turnItemId: str | None = None
     providerThreadRef: str | None = None
     providerTurnRef: str | None = None
+    providerThreadId: str | None = None
+    atCheckpoint: bool = False  # chosen by checkpoint (or latest stable): checkpoint summary
 
 
 class TransferNode(Node):
@@ -277,6 +285,7 @@ class TransferNode(Node):
     consumedByRunId: str | None = None
     failureReason: str | None = None
     payload: str | None = None  # the task of a spawn, the result of a subagent
+    spawnedByRunId: str | None = None
 
 
 class EventNode(Node):
@@ -296,4 +305,22 @@ class ThreadSnapshot(Node):
     runs: list[RunNode]
     providerThreads: list[ProviderThreadNode]
     handoffs: list[HandoffNode]
-    transfers: list[TransferNode] = Field(default_factory=list)
+    transfers: list[TransferNode] = Field(default_factory=list)  # incoming
+    outgoingTransfers: list[TransferNode] = Field(default_factory=list)
+
+
+class LineageEdge(Node):
+    from_: str = Field(alias="from")
+    to: str
+    relationship: ThreadRelationship
+    sourceRunOrdinal: int | None = None
+
+
+class LineageNode(Node):
+    thread: ThreadNode
+    depth: int
+
+
+class Lineage(Node):
+    nodes: list[LineageNode]
+    edges: list[LineageEdge]

@@ -33,3 +33,20 @@ def schema_statements() -> list[str]:
         )
         statements.extend(s.strip() for s in code.split(";") if s.strip())
     return statements
+
+
+MAX_HOPS = 100
+HOPS_SLOT = "{{hops}}"
+
+
+def clamp_hops(hops: int) -> int:
+    return max(0, min(MAX_HOPS, int(hops)))
+
+
+def with_hops(name: str, hops: int) -> str:
+    """A query whose variable-length bound is `hops`, clamped to 0..MAX_HOPS.
+
+    Cypher cannot take a hop bound as a parameter; this is the one place where
+    query text is completed, and only with an int.
+    """
+    return load(name).replace(HOPS_SLOT, str(clamp_hops(hops)))

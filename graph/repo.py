@@ -21,6 +21,9 @@ from graph.models import (
     CheckpointNode,
     EventNode,
     HandoffNode,
+    Lineage,
+    LineageEdge,
+    LineageNode,
     ProviderThreadNode,
     RunItem,
     RunNode,
@@ -28,6 +31,7 @@ from graph.models import (
     ThreadSnapshot,
     TransferNode,
 )
+from graph.queries import MAX_HOPS
 from graph.store import Row, Tx
 
 JSON_FIELDS = {
@@ -168,6 +172,35 @@ async def grouped(
     return groups
 
 
+async def lineage(
+    tx: Tx, workspace: str, thread_id: str, direction: str, depth: int
+) -> Lineage | None:
+    rows = await tx.bounded_rows(
+        "thread/lineage", depth, workspace=workspace, threadId=thread_id, direction=direction
+    )
+    if not rows:
+        return None
+    row = native(rows[0])
+    return Lineage(
+        nodes=[
+            LineageNode(thread=thread_from(n["thread"]), depth=n["depth"]) for n in row["nodes"]
+        ],
+        edges=[LineageEdge.model_validate(edge) for edge in row["edges"]],
+    )
+
+
+async def related_snapshots(
+    tx: Tx, workspace: str, snapshot: ThreadSnapshot
+) -> dict[str, ThreadSnapshot]:
+    """Snapshots of the thread's ancestors and of the sources of its incoming transfers."""
+    ids = {x.sourceThreadId for x in snapshot.transfers}
+    if snapshot.thread.parentId:
+        family = await lineage(tx, workspace, snapshot.thread.id, "ANCESTORS", MAX_HOPS)
+        ids |= {node.thread.id for node in family.nodes} if family else set()
+    ids.discard(snapshot.thread.id)
+    return await snapshots(tx, workspace, sorted(ids)) if ids else {}
+
+
 async def events_page(
     tx: Tx, workspace: str, thread_id: str, after: str | None, first: int
 ) -> list[EventNode]:
@@ -193,8 +226,24 @@ async def threads_page(
 # ---- writes -----------------------------------------------------------------
 
 
-async def create_thread(tx: Tx, thread: ThreadNode) -> None:
-    await tx.rows("thread/create", thread=props(thread))
+async def create_thread(tx: Tx, thread: ThreadNode, source_run_ordinal: int | None = None) -> None:
+    """A thread; with a parent, also its FORK or SUBAGENT lineage edge."""
+    await tx.rows("thread/create", thread=props(thread), sourceRunOrdinal=source_run_ordinal)
+
+
+async def create_transfers(tx: Tx, workspace: str, transfers: Sequence[TransferNode]) -> None:
+    if transfers:
+        rows = [
+            {
+                "props": props(x),
+                "sourceRunId": x.sourcePoint.runId,
+                "sourceCheckpointId": x.sourcePoint.checkpointId,
+                "baseRunId": x.basePoint.runId if x.basePoint else None,
+                "spawnedByRunId": x.spawnedByRunId,
+            }
+            for x in transfers
+        ]
+        await tx.rows("transfer/create", workspace=workspace, transfers=rows)
 
 
 async def update_thread(tx: Tx, workspace: str, thread_id: str, changes: dict[str, Any]) -> None:

@@ -30,8 +30,15 @@ class Tx:
         self._store = store
 
     async def rows(self, name: str, **params: Any) -> list[Row]:
+        return await self._run(queries.load(name), params)
+
+    async def bounded_rows(self, name: str, hops: int, **params: Any) -> list[Row]:
+        """A named query with a variable-length hop bound (see queries.with_hops)."""
+        return await self._run(queries.with_hops(name, hops), params)
+
+    async def _run(self, text: str, params: dict[str, Any]) -> list[Row]:
         self._store.round_trips += 1
-        result = await self._tx.run(queries.load(name), params)
+        result = await self._tx.run(text, params)
         return [record.data() async for record in result]
 
     async def row(self, name: str, **params: Any) -> Row | None:

@@ -78,7 +78,7 @@ def decide_rollback(
         )
     superseded_transfers = [
         transfer.id
-        for transfer in snapshot.transfers
+        for transfer in [*snapshot.transfers, *snapshot.outgoingTransfers]
         if transfer.status is TransferStatus.PENDING
         and transfer.sourcePoint.threadId == thread_id
         and transfer.sourcePoint.runId in rolled

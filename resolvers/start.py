@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,16 +17,22 @@ from graph.models import (
     ProviderAction,
     ProviderThreadNode,
     ProviderThreadStatus,
+    ResolutionStrategy,
     RunNode,
     RunStatus,
     StalenessSignal,
     StartStrategy,
     ThreadSnapshot,
+    TransferNode,
+    TransferStatus,
+    TransferType,
 )
+from resolvers import transfers
 from resolvers.coverage import Coverage, coverage, history
+from resolvers.handoffs import NativeForkPlan, PlannedHandoff, plan_handoff, span
 from resolvers.policy import StalenessPolicy
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
-from resolvers.summarizer import Summary, summarize
+from resolvers.summarizer import summarize
 
 REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
 
@@ -41,62 +46,18 @@ class StartRequest(BaseModel):
     runtimeMode: str | None = None
 
 
-class PlannedHandoff(BaseModel):
-    """A handoff the decision wants built; the store gives it an id and links."""
-
-    model_config = ConfigDict(frozen=True)
-
-    strategy: HandoffStrategy
-    kind: HandoffKind
-    sourceThreadId: str
-    coveredFrom: int
-    coveredTo: int
-    fromProviderThreadIds: list[str]
-    summary: Summary
-    transferId: str | None = None
-
-    def to_node(
-        self, ident: str, thread_id: str, to_provider_thread_id: str, at: datetime
-    ) -> HandoffNode:
-        """The ready handoff node this plan becomes once it has an id and a target."""
-        return HandoffNode(
-            id=ident,
-            threadId=thread_id,
-            sourceThreadId=self.sourceThreadId,
-            transferId=self.transferId,
-            toProviderThreadId=to_provider_thread_id,
-            fromProviderThreadIds=self.fromProviderThreadIds,
-            coveredFrom=self.coveredFrom,
-            coveredTo=self.coveredTo,
-            strategy=self.strategy,
-            kind=self.kind,
-            summaryText=self.summary.text,
-            sections=self.summary.sections,
-            tokenEstimate=self.summary.tokenEstimate,
-            status=HandoffStatus.READY,
-            createdAt=at,
-            updatedAt=at,
-        )
-
-
-class NativeForkPlan(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    sourceProviderThreadId: str
-    sourceProviderThreadRef: str
-    lastTurnId: str | None
-    rollbackTurns: int
-
-
 class TransferResolution(BaseModel):
     """How one pending incoming transfer is resolved by this start."""
 
     model_config = ConfigDict(frozen=True)
 
     transferId: str
-    native: bool
-    strategy: str
+    strategy: ResolutionStrategy
     handoffIndex: int | None = None  # index into StartDecision.handoffs
+
+    @property
+    def native(self) -> bool:
+        return self.strategy is ResolutionStrategy.NATIVE_FORK
 
 
 class StartDecision(BaseModel):
@@ -142,33 +103,186 @@ def decide_start(
     registry: ProviderRegistry,
     policy: StalenessPolicy,
     *,
-    failed_provider_thread_id: str | None = None,
+    restart: RunNode | None = None,
+    threads: Mapping[str, ThreadSnapshot] | None = None,
 ) -> StartDecision:
     """The start decision for `request` on `snapshot`'s thread.
 
-    `failed_provider_thread_id` re-resolves a run whose provider action failed
-    (reportStartFailure): that provider thread is out, the run gets a new one.
+    `threads` holds the snapshots of the thread's ancestors and of the sources of
+    its incoming transfers. `restart` re-resolves a run whose provider action
+    failed (reportStartFailure): its provider thread is out, the run gets a new one.
     """
     provider = registry.get(request.provider)
-    if failed_provider_thread_id is None:
+    related = threads or {}
+    if restart is None:
         _refuse_when_busy(snapshot)
-    runs = history(snapshot.runs)
     explanation: list[str] = []
+    pending_origin = next(
+        (
+            x
+            for x in snapshot.transfers
+            if x.status is TransferStatus.PENDING and x.type in transfers.ORIGINS
+        ),
+        None,
+    )
+    if pending_origin is not None and restart is None:
+        decision = _resolve_origin(snapshot, pending_origin, provider, related, explanation)
+    else:
+        decision = _ladder(snapshot, request, provider, policy, restart, explanation)
+        if decision.providerThread is None:
+            decision = _with_inherited(decision, snapshot, related, restart)
+    decision = _with_parent_deliveries(decision, snapshot, related, restart)
+    _refuse_unsupported(decision)
+    return decision
+
+
+def _ladder(
+    snapshot: ThreadSnapshot,
+    request: StartRequest,
+    provider: ProviderCapabilities,
+    policy: StalenessPolicy,
+    restart: RunNode | None,
+    explanation: list[str],
+) -> StartDecision:
     chosen, signals = _pick(snapshot, request, provider, policy, explanation)
-    if failed_provider_thread_id is not None:
+    if restart is not None:
         chosen = None
         signals = [StalenessSignal.RESUME_FAILED]
         explanation.append("The provider action failed, so the run moves to a new provider thread.")
     if chosen is not None and not signals:
         decision = _reuse(snapshot, chosen, provider, policy, explanation)
     else:
-        decision = _create(snapshot, runs, provider, explanation)
+        decision = _create(snapshot, history(snapshot.runs), provider, explanation)
     stale = [chosen.id] if chosen is not None and signals else []
-    decision = decision.model_copy(
+    return decision.model_copy(
         update={"stalenessSignals": signals, "staleProviderThreadIds": stale}
     )
-    _refuse_unsupported(decision)
-    return decision
+
+
+# ---- lineage transfers ------------------------------------------------------------
+
+
+def _resolve_origin(
+    snapshot: ThreadSnapshot,
+    origin: TransferNode,
+    provider: ProviderCapabilities,
+    threads: Mapping[str, ThreadSnapshot],
+    explanation: list[str],
+) -> StartDecision:
+    """First run of a fork or spawned thread: native fork when possible, else portable."""
+    plan = transfers.native_fork(origin, provider, threads.get(origin.sourceThreadId))
+    if isinstance(plan, NativeForkPlan):
+        boundary = (
+            f"at native turn {plan.lastTurnId}"
+            if plan.lastTurnId
+            else f"at its latest state, then roll back {plan.rollbackTurns} turn(s)"
+        )
+        explanation.append(
+            f"Fork provider thread {plan.sourceProviderThreadRef} natively {boundary}."
+        )
+        return StartDecision(
+            strategy=StartStrategy.NATIVE_FORK,
+            providerAction=ProviderAction.NATIVE_FORK,
+            provider=provider,
+            providerThread=None,
+            nativeFork=plan,
+            explanation=explanation,
+            transfers=[
+                TransferResolution(transferId=origin.id, strategy=ResolutionStrategy.NATIVE_FORK)
+            ],
+        )
+    explanation.append(f"Portable context instead of a native fork: {plan}.")
+    handoffs = transfers.inherited_context(snapshot, threads, provider)
+    return StartDecision(
+        strategy=StartStrategy.PORTABLE_CONTEXT,
+        providerAction=ProviderAction.CREATE,
+        provider=provider,
+        providerThread=None,
+        handoffs=handoffs,
+        explanation=explanation,
+        transfers=[_portable_resolution(origin, handoffs)],
+    )
+
+
+def _portable_resolution(
+    origin: TransferNode, handoffs: list[PlannedHandoff]
+) -> TransferResolution:
+    index = next((i for i, h in enumerate(handoffs) if h.transferId == origin.id), None)
+    return TransferResolution(
+        transferId=origin.id, strategy=ResolutionStrategy.PORTABLE_CONTEXT, handoffIndex=index
+    )
+
+
+def _with_inherited(
+    decision: StartDecision,
+    snapshot: ThreadSnapshot,
+    threads: Mapping[str, ThreadSnapshot],
+    restart: RunNode | None,
+) -> StartDecision:
+    """A new provider thread on a fork or subagent carries the context it inherited."""
+    inherited = transfers.inherited_context(snapshot, threads, decision.provider)
+    if not inherited:
+        return decision
+    origin = transfers.origin(snapshot)
+    resolutions = list(decision.transfers)
+    if origin is not None and restart is not None and origin.consumedByRunId == restart.id:
+        resolutions.append(_portable_resolution(origin, inherited))
+    strategy = (
+        StartStrategy.FULL_HANDOFF_NEW_THREAD
+        if decision.handoffs
+        else StartStrategy.PORTABLE_CONTEXT
+    )
+    return decision.model_copy(
+        update={
+            "strategy": strategy,
+            "handoffs": [*inherited, *decision.handoffs],
+            "transfers": resolutions,
+            "explanation": [
+                *decision.explanation,
+                "The context this thread inherited goes with the new provider thread.",
+            ],
+        }
+    )
+
+
+def _with_parent_deliveries(
+    decision: StartDecision,
+    snapshot: ThreadSnapshot,
+    threads: Mapping[str, ThreadSnapshot],
+    restart: RunNode | None,
+) -> StartDecision:
+    """Merge-backs and subagent results waiting for this thread, injected beside the rest."""
+    waiting = [
+        x
+        for x in snapshot.transfers
+        if x.type in transfers.DELIVERED_TO_PARENT
+        and (
+            x.status is TransferStatus.PENDING
+            or (restart is not None and x.consumedByRunId == restart.id)
+        )
+    ]
+    handoffs = list(decision.handoffs)
+    resolutions = list(decision.transfers)
+    explanation = list(decision.explanation)
+    for transfer in waiting:
+        source = threads.get(transfer.sourceThreadId)
+        if source is None:
+            continue
+        handoffs.append(transfers.parent_delivery(transfer, source, decision.provider))
+        resolutions.append(
+            TransferResolution(
+                transferId=transfer.id,
+                strategy=ResolutionStrategy.DELTA_CONTEXT,
+                handoffIndex=len(handoffs) - 1,
+            )
+        )
+        what = "merge-back" if transfer.type is TransferType.MERGE_BACK else "subagent result"
+        explanation.append(f"The {what} from thread {source.thread.id} is injected too.")
+    if not waiting:
+        return decision
+    return decision.model_copy(
+        update={"handoffs": handoffs, "transfers": resolutions, "explanation": explanation}
+    )
 
 
 # ---- picking and judging the provider thread ---------------------------------
@@ -300,7 +414,7 @@ def _reuse(
     chain = delta_chain(snapshot, pt)
     if _is_suffix(cov) and chain < policy.max_delta_chain:
         explanation.append(
-            f"Provider thread {pt.id} missed runs {_span(missing)}; resume it with a delta "
+            f"Provider thread {pt.id} missed runs {span(missing)}; resume it with a delta "
             "summary of those runs."
         )
         handoff = plan_handoff(
@@ -359,7 +473,7 @@ def _create(
             explanation=explanation,
         )
     explanation.append(
-        f"Create a new {provider.kind} provider thread with a full summary of runs {_span(runs)}."
+        f"Create a new {provider.kind} provider thread with a full summary of runs {span(runs)}."
     )
     handoff = plan_handoff(
         snapshot.thread.id,
@@ -428,49 +542,3 @@ def delta_chain(snapshot: ThreadSnapshot, pt: ProviderThreadNode) -> int:
             break
         chain += 1
     return chain
-
-
-def plan_handoff(
-    thread_id: str,
-    runs: Sequence[RunNode],
-    provider: ProviderCapabilities,
-    strategy: HandoffStrategy,
-    kind: HandoffKind,
-    *,
-    exclude_pt: str | None = None,
-    title: str | None = None,
-    transfer_id: str | None = None,
-    subagent_results: Sequence[str] = (),
-) -> PlannedHandoff:
-    """A handoff summarising `runs` (non-empty, history) for `provider`."""
-    ordered = sorted(runs, key=lambda run: run.ordinal)
-    sources: list[str] = []
-    for run in ordered:
-        if (
-            run.providerThreadId
-            and run.providerThreadId != exclude_pt
-            and run.providerThreadId not in sources
-        ):
-            sources.append(run.providerThreadId)
-    heading = title or f"# Context handoff: runs {_span(ordered)} of this thread"
-    summary = summarize(
-        ordered,
-        title=heading,
-        max_tokens=provider.max_handoff_tokens,
-        subagent_results=subagent_results,
-    )
-    return PlannedHandoff(
-        strategy=strategy,
-        kind=kind,
-        sourceThreadId=thread_id,
-        coveredFrom=ordered[0].ordinal,
-        coveredTo=ordered[-1].ordinal,
-        fromProviderThreadIds=sources,
-        summary=summary,
-        transferId=transfer_id,
-    )
-
-
-def _span(runs: Sequence[RunNode]) -> str:
-    first, last = runs[0].ordinal, runs[-1].ordinal
-    return str(first) if first == last else f"{first}-{last}"

@@ -23,9 +23,22 @@ OPEN = "Open approvals and questions"
 CHECKPOINT = "Checkpoint"
 FAILURES = "Known failures"
 SUBAGENTS = "Subagent results"
+TASK = "Task"
+TASK_LIMIT = 4000
 
 # Lower sections give way first; goals, decisions, files and failures last.
-SHORTEN_ORDER = (SUBAGENTS, CHECKPOINT, OPEN, PLAN, COMMANDS, FAILURES, FILES, DECISIONS, GOALS)
+SHORTEN_ORDER = (
+    SUBAGENTS,
+    CHECKPOINT,
+    OPEN,
+    PLAN,
+    COMMANDS,
+    FAILURES,
+    FILES,
+    DECISIONS,
+    GOALS,
+    TASK,
+)
 INPUT_LIMIT = 300
 LINE_LIMIT = 400
 CHARS_PER_TOKEN = 4
@@ -49,13 +62,19 @@ def summarize(
     title: str,
     max_tokens: int | None = None,
     subagent_results: Sequence[str] = (),
+    task: str | None = None,
 ) -> Summary:
-    """Summary of `runs` (history runs, any order) under `title`, within `max_tokens`."""
+    """Summary of `runs` (history runs, any order) under `title`, within `max_tokens`.
+
+    A `task` (a subagent's assignment) leads the text and is the last to give way.
+    """
     ordered = sorted(runs, key=lambda run: run.ordinal)
     sections = [section for section in (builder(ordered) for builder in _BUILDERS) if section.lines]
     if subagent_results:
-        extra = [_shorten(result, LINE_LIMIT) for result in subagent_results]
+        extra = [_shorten(result, TASK_LIMIT) for result in subagent_results]
         sections = _append_lines(sections, SUBAGENTS, extra)
+    if task:
+        sections = [HandoffSection(title=TASK, lines=[_shorten(task, TASK_LIMIT)]), *sections]
     if max_tokens is not None:
         sections, title = _fit(sections, title, max_tokens * CHARS_PER_TOKEN)
     text = render(title, sections)

@@ -21,5 +21,8 @@ RETURN t {.*} AS thread,
     MATCH (h:ContextHandoff)-[:FOR_THREAD]->(t) RETURN h {.*}
   } AS handoffs,
   COLLECT {
-    MATCH (x:ContextTransfer)-[:TO_THREAD]->(t) RETURN x {.*}
-  } AS transfers
+    MATCH (x:ContextTransfer)-[:TO_THREAD]->(t) RETURN x {.*} ORDER BY x.createdAt, x.id
+  } AS transfers,
+  COLLECT {
+    MATCH (x:ContextTransfer)-[:FROM_THREAD]->(t) RETURN x {.*} ORDER BY x.createdAt, x.id
+  } AS outgoingTransfers

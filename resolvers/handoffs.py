@@ -1,0 +1,112 @@
+"""Planned handoffs: what a decision wants built, before the store gives it an id."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from graph.models import HandoffKind, HandoffNode, HandoffStatus, HandoffStrategy, RunNode
+from resolvers.providers import ProviderCapabilities
+from resolvers.summarizer import Summary, summarize
+
+
+class PlannedHandoff(BaseModel):
+    """A handoff the decision wants built; the store gives it an id and links."""
+
+    model_config = ConfigDict(frozen=True)
+
+    strategy: HandoffStrategy
+    kind: HandoffKind
+    sourceThreadId: str
+    coveredFrom: int
+    coveredTo: int
+    fromProviderThreadIds: list[str]
+    summary: Summary
+    transferId: str | None = None
+
+    def to_node(
+        self, ident: str, thread_id: str, to_provider_thread_id: str, at: datetime
+    ) -> HandoffNode:
+        """The ready handoff node this plan becomes once it has an id and a target."""
+        return HandoffNode(
+            id=ident,
+            threadId=thread_id,
+            sourceThreadId=self.sourceThreadId,
+            transferId=self.transferId,
+            toProviderThreadId=to_provider_thread_id,
+            fromProviderThreadIds=self.fromProviderThreadIds,
+            coveredFrom=self.coveredFrom,
+            coveredTo=self.coveredTo,
+            strategy=self.strategy,
+            kind=self.kind,
+            summaryText=self.summary.text,
+            sections=self.summary.sections,
+            tokenEstimate=self.summary.tokenEstimate,
+            status=HandoffStatus.READY,
+            createdAt=at,
+            updatedAt=at,
+        )
+
+
+class NativeForkPlan(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sourceProviderThreadId: str
+    sourceProviderThreadRef: str
+    lastTurnId: str | None
+    rollbackTurns: int
+
+
+def plan_handoff(
+    thread_id: str,
+    runs: Sequence[RunNode],
+    provider: ProviderCapabilities,
+    strategy: HandoffStrategy,
+    kind: HandoffKind,
+    *,
+    exclude_pt: str | None = None,
+    title: str | None = None,
+    transfer_id: str | None = None,
+    subagent_results: Sequence[str] = (),
+    task: str | None = None,
+    results_only: bool = False,
+) -> PlannedHandoff:
+    """A handoff summarising `runs` (history) for `provider`.
+
+    Without runs (a spawn from a parent with no completed run) the range is 0-0
+    and the text carries only the task or results.
+    """
+    ordered = sorted(runs, key=lambda run: run.ordinal)
+    sources: list[str] = []
+    for run in ordered:
+        if (
+            run.providerThreadId
+            and run.providerThreadId != exclude_pt
+            and run.providerThreadId not in sources
+        ):
+            sources.append(run.providerThreadId)
+    heading = title or f"# Context handoff: runs {span(ordered)} of this thread"
+    summary = summarize(
+        [] if results_only else ordered,
+        title=heading,
+        max_tokens=provider.max_handoff_tokens,
+        subagent_results=subagent_results,
+        task=task,
+    )
+    return PlannedHandoff(
+        strategy=strategy,
+        kind=kind,
+        sourceThreadId=thread_id,
+        coveredFrom=ordered[0].ordinal if ordered else 0,
+        coveredTo=ordered[-1].ordinal if ordered else 0,
+        fromProviderThreadIds=sources,
+        summary=summary,
+        transferId=transfer_id,
+    )
+
+
+def span(runs: Sequence[RunNode]) -> str:
+    first, last = runs[0].ordinal, runs[-1].ordinal
+    return str(first) if first == last else f"{first}-{last}"
