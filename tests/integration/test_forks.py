@@ -259,3 +259,16 @@ async def test_provenance_is_one_match(gql: GraphQLClient, store: Store) -> None
     assert row["transferType"] == "FORK"
     assert row["sourceThread"] == src["thread"]
     assert row["coveredRuns"] == [1, 2]
+
+
+async def test_fork_of_a_fork_inherits_the_whole_chain(gql: GraphQLClient) -> None:
+    src = await source_thread(gql, "codex")
+    fork = await fork_at(gql, src["thread"], runId=src["runs"][1])
+    first = (await gql(FIRST_RUN, id=fork["id"], provider="claude"))["startRun"]
+    await run_after(gql, first)
+    grand = await fork_at(gql, fork["id"], runId=first["run"]["id"])
+    second = (await gql(FIRST_RUN, id=grand["id"], provider="codex"))["startRun"]
+    assert second["strategy"] == "PORTABLE_CONTEXT"  # codex did not run the fork's source
+    sources = [h["sourceThread"]["id"] for h in second["handoffs"]]
+    assert sources == [src["thread"], fork["id"]]
+    assert "SECRET2" in second["contextText"] and "SECRET3" not in second["contextText"]
