@@ -17,6 +17,7 @@ from strawberry.http import GraphQLHTTPResponse
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 
+from api.auth import TokenBook
 from api.context import Context
 from api.errors import with_code
 from api.metrics import Metrics
@@ -32,6 +33,10 @@ log = logging.getLogger("threadline")
 def load_providers(settings: Settings) -> ProviderRegistry:
     text = settings.providers_file.read_text() if settings.providers_file else None
     return registry_from_toml(text)
+
+
+def load_tokens(settings: Settings) -> TokenBook:
+    return TokenBook.from_toml(settings.tokens_file.read_text() if settings.tokens_file else None)
 
 
 def connect_store(settings: Settings) -> Store:
@@ -53,9 +58,22 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         self._state = state
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        return Context(
-            store=self._state["store"], settings=self._settings, providers=self._state["providers"]
+        context = Context(
+            store=self._state["store"],
+            settings=self._settings,
+            providers=self._state["providers"],
+            principal=None,
         )
+        try:
+            context = Context(
+                store=context.store,
+                settings=context.settings,
+                providers=context.providers,
+                principal=self._state["tokens"].authenticate(request.headers.get("authorization")),
+            )
+        except ThreadlineError as error:
+            context.auth_error = error
+        return context
 
     async def process_result(
         self, request: Request, result: ExecutionResult
@@ -68,14 +86,18 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
     settings = settings or Settings()
-    state: dict[str, Any] = {"providers": load_providers(settings), "store": store}
+    state: dict[str, Any] = {
+        "providers": load_providers(settings),
+        "tokens": load_tokens(settings),
+        "store": store,
+    }
     metrics = Metrics()
     schema = build_schema(settings, extra=[metrics.extension()])
     graphql = ThreadlineGraphQL(
         settings,
         state,
         schema=schema,
-        graphql_ide="graphiql" if settings.graphiql else None,
+        graphql_ide="graphiql" if settings.graphiql and not settings.production else None,
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
     )
 

@@ -26,13 +26,19 @@ def serve(
     port: int | None = typer.Option(None, help="Port (default THREADLINE_PORT)."),
 ) -> None:
     """Run the GraphQL API; starts the local Neo4j when THREADLINE_NEO4J_URI is unset."""
-    from api.app import create_app
+    from api.app import create_app, load_tokens
+    from api.auth import refuse_open_public_bind
 
     settings = Settings()
     if host:
         settings.host = host
     if port:
         settings.port = port
+    try:
+        refuse_open_public_bind(settings.host, load_tokens(settings))
+    except ValueError as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(2) from error
     if not settings.neo4j_uri:
         typer.echo("THREADLINE_NEO4J_URI is unset: starting the managed local Neo4j...")
         try:
@@ -95,3 +101,22 @@ def export_schema() -> None:
     from api.schema import build_schema
 
     typer.echo(build_schema(Settings()).as_str())
+
+
+@app.command("new-token")
+def new_token(
+    name: str = typer.Argument(..., help="Who the token is for."),
+    workspace: str = typer.Option("default", help="The workspace it sees."),
+    scope: str = typer.Option("write", help="read, write or admin."),
+) -> None:
+    """Make a bearer token: prints it once, and the [[tokens]] entry for the tokens file."""
+    import hashlib
+    import secrets
+
+    token = secrets.token_urlsafe(32)
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    typer.echo(f"token (shown once): {token}\n")
+    typer.echo(
+        f'[[tokens]]\nname = "{name}"\nsha256 = "{digest}"\nscopes = ["{scope}"]\n'
+        f'workspace = "{workspace}"'
+    )

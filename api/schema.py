@@ -9,6 +9,7 @@ from datetime import datetime
 
 import strawberry
 from strawberry.extensions import (
+    DisableIntrospection,
     MaxAliasesLimiter,
     MaxTokensLimiter,
     QueryDepthLimiter,
@@ -18,6 +19,8 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 
 from api import types as t
+from api.access import Access
+from api.auth import Scope
 from api.commands import StartOutcome
 from api.errors import CodedErrors
 from api.settings import Settings
@@ -474,6 +477,7 @@ class Subscription:
         self, info: Info, thread_id: strawberry.ID
     ) -> AsyncGenerator[t.ThreadEvent, None]:
         """Events as they are committed, read from Neo4j, so any API process serves them."""
+        info.context.authorize(Scope.read)
         workspace = info.context.workspace
         store = info.context.store
 
@@ -500,11 +504,14 @@ def build_schema(
     """The schema with our limits and error masking; extensions are built per request."""
     extensions: list[Callable[[], SchemaExtension]] = [
         CodedErrors,
+        Access,
         lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
         lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
         lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
         *extra,
     ]
+    if settings.production:
+        extensions.append(DisableIntrospection)
     mutation = merge_types("Mutation", (Mutation, LineageMutation))
     return strawberry.Schema(
         query=Query,

@@ -26,6 +26,7 @@ class Settings(BaseSettings):
     tokens_file: Path | None = None
     providers_file: Path | None = None
     graphiql: bool = True
+    production: bool = Field(default=False, description="no GraphiQL, no introspection")
     # Staleness thresholds (SEMANTICS "Staleness signals").
     max_off_provider_runs: int = 25
     max_chained_handoffs: int = 6

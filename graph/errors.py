@@ -24,6 +24,10 @@ class ThreadlineError(Exception):
         self.code = code
         self.message = message
 
+    @classmethod
+    def unauthenticated(cls) -> ThreadlineError:
+        return cls(ErrorCode.UNAUTHENTICATED, "Send `Authorization: Bearer <token>`.")
+
 
 def not_found(kind: str, ident: str) -> ThreadlineError:
     return ThreadlineError(ErrorCode.NOT_FOUND, f"No {kind} with id {ident!r} in this workspace.")

@@ -1,0 +1,245 @@
+"""Tokens, scopes and workspaces, for every query and mutation of the contract."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api.auth import TokenBook, refuse_open_public_bind
+from api.settings import Settings
+from graph.store import Store
+from tests.conftest import GraphQLClient, make_app_client
+
+TOKENS = {"alice-write": ("a", "write"), "alice-read": ("a", "read"), "bob": ("b", "admin")}
+
+
+def tokens_file(path: Path) -> Path:
+    lines = []
+    for token, (workspace, scope) in TOKENS.items():
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        lines.append(
+            f'[[tokens]]\nname = "{token}"\nsha256 = "{digest}"\n'
+            f'scopes = ["{scope}"]\nworkspace = "{workspace}"\n'
+        )
+    file = path / "tokens.toml"
+    file.write_text("\n".join(lines))
+    return file
+
+
+class As(GraphQLClient):
+    """A client that sends one bearer token (or none)."""
+
+    def __init__(self, base: GraphQLClient, token: str | None) -> None:
+        super().__init__(base.http)
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    async def post(
+        self, query: str, headers: dict[str, str] | None = None, **variables: Any
+    ) -> dict[str, Any]:
+        return await super().post(query, headers=self.headers, **variables)
+
+
+@pytest.fixture
+async def secured(clean_store: Store, tmp_path: Path) -> AsyncIterator[GraphQLClient]:
+    settings = Settings(tokens_file=tokens_file(tmp_path))
+    async with make_app_client(clean_store, settings) as http:
+        yield GraphQLClient(http)
+
+
+async def alice_world(alice: GraphQLClient) -> dict[str, str]:
+    """Workspace a: a thread with a codex run, a claude switch in progress, a fork."""
+    t = (await alice('mutation { createThread(title: "secret", id: "shared-id") { id } }'))[
+        "createThread"
+    ]["id"]
+    first = (
+        await alice(
+            """mutation($t: ID!) { startRun(threadId: $t, provider: "codex",
+        input: "x") { run { id } providerThread { id } } }""",
+            t=t,
+        )
+    )["startRun"]
+    await alice(
+        """mutation($p: ID!) { attachNativeThread(providerThreadId: $p,
+        nativeRef: "n") { id } }""",
+        p=first["providerThread"]["id"],
+    )
+    await alice(
+        """mutation($r: ID!) { completeRun(runId: $r, checkpoint: {diffSummary: []})
+        { id } }""",
+        r=first["run"]["id"],
+    )
+    fork = (
+        await alice(
+            """mutation($t: ID!, $r: ID!) { forkThread(sourceThreadId: $t,
+        at: {runId: $r}) { id incomingTransfers { id } } }""",
+            t=t,
+            r=first["run"]["id"],
+        )
+    )["forkThread"]
+    second = (
+        await alice(
+            """mutation($t: ID!) { startRun(threadId: $t, provider: "claude",
+        input: "y") { run { id } handoffs { id } } }""",
+            t=t,
+        )
+    )["startRun"]
+    checkpoint = (
+        await alice("query($r: ID!) { run(id: $r) { checkpoint { id } } }", r=first["run"]["id"])
+    )["run"]["checkpoint"]["id"]
+    return {
+        "thread": t,
+        "run": first["run"]["id"],
+        "pt": first["providerThread"]["id"],
+        "fork": fork["id"],
+        "transfer": fork["incomingTransfers"][0]["id"],
+        "running": second["run"]["id"],
+        "handoff": second["handoffs"][0]["id"],
+        "checkpoint": checkpoint,
+    }
+
+
+QUERIES_BY_ID = {
+    "thread": "query($id: ID!) { thread(id: $id) { id } }",
+    "run": "query($id: ID!) { run(id: $id) { id } }",
+    "pt": "query($id: ID!) { providerThread(id: $id) { id } }",
+    "transfer": "query($id: ID!) { transfer(id: $id) { id } }",
+    "handoff": "query($id: ID!) { handoff(id: $id) { id } }",
+}
+
+MUTATIONS: list[tuple[str, str, dict[str, str]]] = [
+    (
+        "startRun",
+        'mutation($id: ID!) { startRun(threadId: $id, provider: "codex", input: "x") '
+        "{ strategy } }",
+        {"id": "thread"},
+    ),
+    (
+        "attachNativeThread",
+        'mutation($id: ID!) { attachNativeThread(providerThreadId: $id, nativeRef: "z") { id } }',
+        {"id": "pt"},
+    ),
+    (
+        "reportStartFailure",
+        'mutation($id: ID!) { reportStartFailure(runId: $id, reason: "r") { strategy } }',
+        {"id": "running"},
+    ),
+    ("completeRun", "mutation($id: ID!) { completeRun(runId: $id) { id } }", {"id": "running"}),
+    (
+        "failRun",
+        'mutation($id: ID!) { failRun(runId: $id, reason: "r") { id } }',
+        {"id": "running"},
+    ),
+    (
+        "forkThread",
+        "mutation($id: ID!, $r: ID!) { forkThread(sourceThreadId: $id, at: {runId: $r}) { id } }",
+        {"id": "thread", "r": "run"},
+    ),
+    ("mergeBack", "mutation($id: ID!) { mergeBack(forkThreadId: $id) { id } }", {"id": "fork"}),
+    (
+        "spawnSubagent",
+        'mutation($id: ID!) { spawnSubagent(parentRunId: $id, task: "t") { id } }',
+        {"id": "running"},
+    ),
+    (
+        "recordNativeSubagent",
+        "mutation($id: ID!) { recordNativeSubagent(parentRunId: $id, "
+        'provider: "codex", nativeRef: "q") { id } }',
+        {"id": "running"},
+    ),
+    (
+        "completeSubagent",
+        'mutation($id: ID!) { completeSubagent(childThreadId: $id, result: "r") { id } }',
+        {"id": "fork"},
+    ),
+    (
+        "rollbackThread",
+        "mutation($id: ID!) { rollbackThread(threadId: $id, toRunOrdinal: 0) { thread { id } } }",
+        {"id": "thread"},
+    ),
+    (
+        "regenerateHandoff",
+        "mutation($id: ID!) { regenerateHandoff(handoffId: $id) { id } }",
+        {"id": "handoff"},
+    ),
+    (
+        "submitHandoffSummary",
+        "mutation($id: ID!) { submitHandoffSummary(handoffId: $id, "
+        'summaryText: "s", createdByProvider: "claude") { id } }',
+        {"id": "handoff"},
+    ),
+    (
+        "requestCleanContext",
+        "mutation($id: ID!) { requestCleanContext(threadId: $id) { id } }",
+        {"id": "thread"},
+    ),
+]
+
+
+async def test_other_workspace_sees_nothing(secured: GraphQLClient) -> None:
+    alice, bob = As(secured, "alice-write"), As(secured, "bob")
+    world = await alice_world(alice)
+    for key, query in QUERIES_BY_ID.items():
+        assert (await alice(query, id=world[key])) != {key: None}
+        found = await bob(query, id=world[key])
+        assert list(found.values()) == [None], key
+    assert (await bob("{ threads { edges { node { id } } } }"))["threads"]["edges"] == []
+    assert (await bob("query($id: ID!) { events(threadId: $id) { id } }", id=world["thread"]))[
+        "events"
+    ] == []
+    lineage = await bob(
+        "query($id: ID!) { lineage(threadId: $id) { nodes { depth } } }", id=world["thread"]
+    )
+    assert lineage["lineage"]["nodes"] == []
+    explain = await bob.error(
+        'query($id: ID!) { explainStartContext(threadId: $id, provider: "codex") { strategy } }',
+        id=world["thread"],
+    )
+    assert explain["extensions"]["code"] == "NOT_FOUND"
+    for name, query, variables in MUTATIONS:
+        error = await bob.error(query, **{k: world[v] for k, v in variables.items()})
+        assert error["extensions"]["code"] == "NOT_FOUND", name
+    # the same client-chosen id is free in another workspace
+    mine = await bob('mutation { createThread(id: "shared-id") { id } }')
+    assert mine["createThread"]["id"] == "shared-id"
+    assert (await alice('{ thread(id: "shared-id") { title } }'))["thread"]["title"] == "secret"
+
+
+async def test_read_tokens_cannot_mutate(secured: GraphQLClient) -> None:
+    alice, reader = As(secured, "alice-write"), As(secured, "alice-read")
+    world = await alice_world(alice)
+    assert (await reader(QUERIES_BY_ID["thread"], id=world["thread"]))["thread"] is not None
+    create = await reader.error("mutation { createThread { id } }")
+    assert create["extensions"]["code"] == "FORBIDDEN"
+    for name, query, variables in MUTATIONS:
+        error = await reader.error(query, **{k: world[v] for k, v in variables.items()})
+        assert error["extensions"]["code"] == "FORBIDDEN", name
+
+
+@pytest.mark.parametrize("token", [None, "wrong-token"])
+async def test_missing_or_bad_token_is_unauthenticated(
+    secured: GraphQLClient, token: str | None
+) -> None:
+    anonymous = As(secured, token)
+    for query in (
+        "{ providers { kind } }",
+        "mutation { createThread { id } }",
+        '{ thread(id: "x") { id } }',
+    ):
+        error = await anonymous.error(query)
+        assert error["extensions"]["code"] == "UNAUTHENTICATED"
+
+
+def test_open_service_binds_only_to_loopback() -> None:
+    open_book = TokenBook.from_toml(None)
+    for host in ("127.0.0.1", "::1", "localhost"):
+        refuse_open_public_bind(host, open_book)
+    with pytest.raises(ValueError, match="loopback"):
+        refuse_open_public_bind("0.0.0.0", open_book)
+    secured = TokenBook.from_toml(
+        '[[tokens]]\nname="x"\nsha256="' + "0" * 64 + '"\nscopes=["read"]\nworkspace="w"\n'
+    )
+    refuse_open_public_bind("0.0.0.0", secured)
