@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -20,6 +21,7 @@ from strawberry.types import ExecutionResult
 from api.auth import TokenBook
 from api.context import Context
 from api.errors import with_code
+from api.limits import BodyLimit
 from api.metrics import Metrics
 from api.schema import build_schema
 from api.settings import Settings
@@ -130,5 +132,6 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             WebSocketRoute("/graphql", graphql),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(BodyLimit, max_bytes=settings.max_body_bytes)],
     )
     return app

@@ -120,3 +120,7 @@ def new_token(
         f'[[tokens]]\nname = "{name}"\nsha256 = "{digest}"\nscopes = ["{scope}"]\n'
         f'workspace = "{workspace}"'
     )
+
+
+if __name__ == "__main__":
+    app()

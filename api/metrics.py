@@ -39,7 +39,7 @@ class Metrics:
                 yield
                 context = self.execution_context
                 name = _root_field(context)
-                kind = context.operation_type.value if context.operation_type else "unknown"
+                kind = _operation_type(context)
                 result = context.result
                 outcome = (
                     "error" if result is not None and getattr(result, "errors", None) else "ok"
@@ -51,6 +51,12 @@ class Metrics:
 
     async def endpoint(self, _: Request) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+def _operation_type(context: ExecutionContext) -> str:
+    if context.graphql_document is None:
+        return "invalid"  # a document that did not parse has no operation
+    return context.operation_type.value
 
 
 def _root_field(context: ExecutionContext) -> str:

@@ -23,6 +23,7 @@ from api.access import Access
 from api.auth import Scope
 from api.commands import StartOutcome
 from api.errors import CodedErrors
+from api.limits import limits_extension
 from api.settings import Settings
 from graph import models, repo
 from graph.errors import invalid, not_found
@@ -505,6 +506,7 @@ def build_schema(
     extensions: list[Callable[[], SchemaExtension]] = [
         CodedErrors,
         Access,
+        limits_extension(settings),
         lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
         lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
         lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),

@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     max_query_tokens: int = 5000
     max_aliases: int = 30
     max_page_size: int = 200
+    max_text_chars: int = 100_000
+    max_name_chars: int = 500
+    max_list_items: int = 1000
+    max_body_bytes: int = 5 * 1024 * 1024
     db_timeout_s: float = 10.0
 
     def local_neo4j(self) -> LocalNeo4j:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -105,3 +109,51 @@ async def http(clean_store: Store) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 async def gql(http: httpx.AsyncClient) -> GraphQLClient:
     return GraphQLClient(http)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def live_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`threadline serve` as a separate process on the test Neo4j: real HTTP, real uvicorn."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "THREADLINE_NEO4J_URI": neo4j_uri,
+        "THREADLINE_PORT": str(port),
+        "THREADLINE_HOST": "127.0.0.1",
+        "THREADLINE_DB_TIMEOUT_S": "5",
+    }
+    password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
+    if password:
+        env["THREADLINE_NEO4J_PASSWORD"] = password
+    log = (tmp_path_factory.mktemp("live") / "serve.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    else:
+        process.kill()
+        raise RuntimeError("threadline serve did not come up")
+    yield base
+    process.terminate()
+    process.wait(timeout=20)
+    log.close()
+
+
+@pytest.fixture
+async def live(live_api: str, clean_store: Store) -> AsyncIterator[GraphQLClient]:
+    limits = httpx.Limits(max_connections=50)
+    async with httpx.AsyncClient(base_url=live_api, timeout=60, limits=limits) as http:
+        yield GraphQLClient(http)
