@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -76,6 +77,13 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         except ThreadlineError as error:
             context.auth_error = error
         return context
+
+    def parse_json(self, data: str | bytes) -> Any:
+        """One operation per request, as a JSON object; anything else is a 400."""
+        parsed = super().parse_json(data)
+        if not isinstance(parsed, dict):
+            raise HTTPException(400, "The request body must be a JSON object with a `query`.")
+        return parsed
 
     async def process_result(
         self, request: Request, result: ExecutionResult

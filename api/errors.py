@@ -19,9 +19,10 @@ def _original(error: GraphQLError) -> BaseException | None:
 
 
 def is_coded(error: GraphQLError) -> bool:
-    """Our own coded errors and GraphQL's validation errors are shown as they are."""
+    """Our own coded errors, and errors outside any resolver (parsing, validation,
+    variable coercion: the request's fault), are shown as they are."""
     original = _original(error)
-    return original is None or isinstance(original, ThreadlineError)
+    return original is None or isinstance(original, ThreadlineError) or error.path is None
 
 
 class CodedErrors(MaskErrors):
@@ -47,7 +48,7 @@ def code_of(error: GraphQLError) -> str:
     original = _original(error)
     if isinstance(original, ThreadlineError):
         return original.code.value
-    if original is None:
+    if original is None or error.path is None:
         return ErrorCode.INVALID_INPUT.value
     return ErrorCode.INTERNAL.value
 
