@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     max_name_chars: int = 500
     max_list_items: int = 1000
     max_body_bytes: int = 5 * 1024 * 1024
-    db_timeout_s: float = 10.0
+    db_timeout_s: float = 5.0
 
     def local_neo4j(self) -> LocalNeo4j:
         return LocalNeo4j(self.home / "neo4j" / "default")

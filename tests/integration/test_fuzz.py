@@ -16,16 +16,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 # INTERNAL would mean bad input reached code that did not expect it: a bug.
-CODES = {"UNAUTHENTICATED", "FORBIDDEN", "NOT_FOUND", "INVALID_INPUT", "CONFLICT",
-         "UNSUPPORTED_TRANSFER"}
+CODES = {
+    "UNAUTHENTICATED",
+    "FORBIDDEN",
+    "NOT_FOUND",
+    "INVALID_INPUT",
+    "CONFLICT",
+    "UNSUPPORTED_TRANSFER",
+}
 EXAMPLES = 300
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 SENT = {"requests": 0}
 
 VALID = [
-    "mutation { createThread(title: \"t\") { id title } }",
-    'mutation($t: ID!, $p: String!, $i: String!) { startRun(threadId: $t, provider: $p, '
+    'mutation { createThread(title: "t") { id title } }',
+    "mutation($t: ID!, $p: String!, $i: String!) { startRun(threadId: $t, provider: $p, "
     "input: $i) { strategy contextText run { id ordinal } } }",
     "mutation($r: ID!, $items: [RunItemInput!]) { completeRun(runId: $r, items: $items) { id } }",
     "query($id: ID!) { thread(id: $id) { id runs { ordinal items { kind } } coverage "
@@ -34,23 +44,28 @@ VALID = [
     "depth: $n) { nodes { depth } } }",
     "query($f: Int, $a: String) { threads(first: $f, after: $a) { edges { cursor } } }",
     "mutation($t: ID!, $at: SourcePointInput!) { forkThread(sourceThreadId: $t, at: $at) { id } }",
-    "query($t: ID!, $p: String!) { explainStartContext(threadId: $t, provider: $p) "
-    "{ strategy } }",
+    "query($t: ID!, $p: String!) { explainStartContext(threadId: $t, provider: $p) { strategy } }",
     "mutation($t: ID!, $n: Int!) { rollbackThread(threadId: $t, toRunOrdinal: $n) "
     "{ thread { id } } }",
     "query($t: ID!, $a: ID, $f: Int) { events(threadId: $t, after: $a, first: $f) { type } }",
 ]
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=50) | st.just("x" * 200_000),
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8),
-                                                                       children, max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=50)
+    | st.just("x" * 200_000),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
     max_leaves=20,
 )
 variables = st.dictionaries(
     st.sampled_from(["t", "p", "i", "r", "items", "id", "d", "n", "f", "a", "at"]),
-    json_values, max_size=6,
+    json_values,
+    max_size=6,
 )
 
 
@@ -82,13 +97,16 @@ def test_random_documents(client: httpx.Client, document: str) -> None:
 
 
 @FUZZ
-@given(st.sampled_from(VALID), st.lists(st.tuples(st.integers(0, 400), st.text(max_size=3)),
-                                         max_size=4))
-def test_mutilated_documents(client: httpx.Client, document: str,
-                             edits: list[tuple[int, str]]) -> None:
+@given(
+    st.sampled_from(VALID),
+    st.lists(st.tuples(st.integers(0, 400), st.text(max_size=3)), max_size=4),
+)
+def test_mutilated_documents(
+    client: httpx.Client, document: str, edits: list[tuple[int, str]]
+) -> None:
     for position, text in edits:
         cut = position % (len(document) + 1)
-        document = document[:cut] + text + document[cut + 1:]
+        document = document[:cut] + text + document[cut + 1 :]
     post(client, {"query": document})
 
 
@@ -101,8 +119,11 @@ def test_hostile_variables(client: httpx.Client, document: str, values: dict[str
 @FUZZ
 @given(json_values)
 def test_malformed_bodies(client: httpx.Client, body: Any) -> None:
-    check(client.post("/graphql", content=json.dumps(body),
-                      headers={"content-type": "application/json"}))
+    check(
+        client.post(
+            "/graphql", content=json.dumps(body), headers={"content-type": "application/json"}
+        )
+    )
 
 
 def test_enough_requests_were_sent() -> None:
