@@ -31,6 +31,10 @@ class CodedErrors(MaskErrors):
     def __init__(self) -> None:
         super().__init__(should_mask_error=lambda error: not is_coded(error))
 
+    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
+        # Codes go on the error itself, so HTTP and websocket answers both carry them.
+        return [self.anonymise_error(e) if not is_coded(e) else _coded(e) for e in errors]
+
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         correlation = uuid.uuid4().hex[:12]
         log.error("internal error %s", correlation, exc_info=_original(error))
@@ -42,6 +46,20 @@ class CodedErrors(MaskErrors):
             path=error.path,
             extensions={"code": ErrorCode.INTERNAL.value, "correlationId": correlation},
         )
+
+
+def _coded(error: GraphQLError) -> GraphQLError:
+    if (error.extensions or {}).get("code"):
+        return error
+    return GraphQLError(
+        error.message,
+        nodes=error.nodes,
+        source=error.source,
+        positions=error.positions,
+        path=error.path,
+        original_error=error.original_error,
+        extensions={**(error.extensions or {}), "code": code_of(error)},
+    )
 
 
 def code_of(error: GraphQLError) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from api.auth import Principal, Scope
 from api.context import Context
 from api.schema import build_schema
 from api.settings import Settings
@@ -31,3 +32,27 @@ async def test_thread_events_streams_new_commits(clean_store: Store) -> None:
         assert second.data["threadEvents"]["type"] == "thread.cleanContextRequested"
     finally:
         await stream.aclose()
+
+
+async def test_other_workspace_cannot_subscribe(clean_store: Store) -> None:
+    settings = Settings()
+    providers = registry_from_toml(None)
+    alice = Context(
+        store=clean_store,
+        settings=settings,
+        providers=providers,
+        principal=Principal(name="a", workspace="a", scope=Scope.write),
+    )
+    bob = Context(
+        store=clean_store,
+        settings=settings,
+        providers=providers,
+        principal=Principal(name="b", workspace="b", scope=Scope.admin),
+    )
+    thread = await alice.commands.create_thread("private", None)
+    stream: Any = await build_schema(settings).subscribe(
+        SUBSCRIBE, variable_values={"id": thread.id}, context_value=bob
+    )
+    answer = await asyncio.wait_for(anext(stream), 10)
+    assert answer.errors and answer.errors[0].extensions["code"] == "NOT_FOUND"
+    await stream.aclose()
