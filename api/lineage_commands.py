@@ -6,6 +6,7 @@ on each other in opposite orders.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from api.commands import Commands, Events, new_id
@@ -53,11 +54,7 @@ class LineageCommands(Commands):
                 Actor.USER,
                 sourceProvider=run.provider,
             )
-            await repo.create_thread(tx, fork, point.runOrdinal)
-            await repo.create_transfers(tx, self.workspace, [transfer])
-            await self._announce(
-                tx, source.thread.id, fork.id, "thread.forked", transfer, run_id=run.id
-            )
+            await self._open_child(tx, fork, transfer, "thread.forked", run.id)
             return fork
 
         args = {
@@ -114,11 +111,7 @@ class LineageCommands(Commands):
                 payload=task,
                 spawnedByRunId=run.id,
             )
-            await repo.create_thread(tx, child, point.runOrdinal)
-            await repo.create_transfers(tx, self.workspace, [transfer])
-            await self._announce(
-                tx, parent.thread.id, child.id, "subagent.spawned", transfer, run_id=run.id
-            )
+            await self._open_child(tx, child, transfer, "subagent.spawned", run.id)
             return child
 
         args = {"parentRunId": parent_run_id, "task": task, "provider": provider}
@@ -161,17 +154,8 @@ class LineageCommands(Commands):
                 resolvedProviderThreadId=pt.id,
                 spawnedByRunId=run.id,
             )
-            await repo.create_thread(tx, child, point.runOrdinal)
-            await repo.create_provider_threads(tx, self.workspace, [pt])
-            await repo.create_transfers(tx, self.workspace, [transfer])
-            await self._announce(
-                tx,
-                parent.thread.id,
-                child.id,
-                "subagent.recorded",
-                transfer,
-                run_id=run.id,
-                nativeRef=native_ref,
+            await self._open_child(
+                tx, child, transfer, "subagent.recorded", run.id, [pt], nativeRef=native_ref
             )
             return child
 
@@ -283,26 +267,29 @@ class LineageCommands(Commands):
                     events.add("transfer.superseded", transferId=ident, supersededBy=transfer.id)
             await repo.append_events(tx, self.workspace, thread_id, events.items)
 
-    async def _announce(
+    async def _open_child(
         self,
         tx: Tx,
-        parent_id: str,
-        child_id: str,
-        parent_event: str,
+        child: ThreadNode,
         transfer: TransferNode,
-        run_id: str | None = None,
+        parent_event: str,
+        run_id: str,
+        provider_threads: Sequence[ProviderThreadNode] = (),
         **payload: Any,
     ) -> None:
-        """Events on both threads of a new fork or subagent."""
+        """Write a new fork or subagent thread, its transfer, and events on both threads."""
+        await repo.create_thread(tx, child, transfer.sourcePoint.runOrdinal)
+        await repo.create_provider_threads(tx, self.workspace, provider_threads)
+        await repo.create_transfers(tx, self.workspace, [transfer])
         on_parent = Events(self.clock())
         on_parent.add(
-            parent_event, run_id, childThreadId=child_id, transferId=transfer.id, **payload
+            parent_event, run_id, childThreadId=child.id, transferId=transfer.id, **payload
         )
-        await repo.append_events(tx, self.workspace, parent_id, on_parent.items)
+        await repo.append_events(tx, self.workspace, transfer.sourceThreadId, on_parent.items)
         on_child = Events(self.clock())
         on_child.add(
             "thread.created",
-            parentId=parent_id,
+            parentId=transfer.sourceThreadId,
             relationship=transfer.type.value,
             transferId=transfer.id,
         )
@@ -312,4 +299,4 @@ class LineageCommands(Commands):
             type=transfer.type.value,
             status=transfer.status.value,
         )
-        await repo.append_events(tx, self.workspace, child_id, on_child.items)
+        await repo.append_events(tx, self.workspace, child.id, on_child.items)
