@@ -17,6 +17,7 @@ from graph.models import (
     ProviderThreadNode,
     ProviderThreadStatus,
     ResolutionStrategy,
+    RunNode,
     SourcePoint,
     ThreadNode,
     ThreadRelationship,
@@ -98,19 +99,8 @@ class LineageCommands(Commands):
 
         async def work(tx: Tx) -> ThreadNode:
             parent, run = await self._run_in_progress(tx, parent_run_id, "spawn a subagent")
-            point = transfers.latest_point(parent)
             child = self._child(parent, ThreadRelationship.SUBAGENT, Actor.AGENT, task)
-            transfer = self._transfer(
-                TransferType.SUBAGENT_SPAWN,
-                parent.thread.id,
-                child.id,
-                point,
-                Actor.AGENT,
-                sourceProvider=run.provider,
-                targetProvider=provider,
-                payload=task,
-                spawnedByRunId=run.id,
-            )
+            transfer = self._spawn(parent, child, run, provider, payload=task)
             await self._open_child(tx, child, transfer, "subagent.spawned", run.id)
             return child
 
@@ -140,19 +130,14 @@ class LineageCommands(Commands):
                 createdAt=now,
                 lastUsedAt=now,
             )
-            point = transfers.latest_point(parent)
-            transfer = self._transfer(
-                TransferType.SUBAGENT_SPAWN,
-                parent.thread.id,
-                child.id,
-                point,
-                Actor.AGENT,
-                sourceProvider=run.provider,
-                targetProvider=provider,
+            transfer = self._spawn(
+                parent,
+                child,
+                run,
+                provider,
                 status=TransferStatus.RESOLVED_NATIVE,
                 resolutionStrategy=ResolutionStrategy.NATIVE_FORK,
                 resolvedProviderThreadId=pt.id,
-                spawnedByRunId=run.id,
             )
             await self._open_child(
                 tx, child, transfer, "subagent.recorded", run.id, [pt], nativeRef=native_ref
@@ -240,6 +225,27 @@ class LineageCommands(Commands):
             createdBy=actor,
             createdAt=self.clock(),
             **values,
+        )
+
+    def _spawn(
+        self,
+        parent: ThreadSnapshot,
+        child: ThreadNode,
+        run: RunNode,
+        provider: str | None,
+        **fields: Any,
+    ) -> TransferNode:
+        """The SUBAGENT_SPAWN transfer from the parent's latest completed run to the child."""
+        return self._transfer(
+            TransferType.SUBAGENT_SPAWN,
+            parent.thread.id,
+            child.id,
+            transfers.latest_point(parent),
+            Actor.AGENT,
+            sourceProvider=run.provider,
+            targetProvider=provider,
+            spawnedByRunId=run.id,
+            **fields,
         )
 
     async def _deliver_to_parent(
