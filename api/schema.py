@@ -188,10 +188,12 @@ class Query:
     ) -> list[t.ThreadEvent]:
         size = _page_size(info, 100 if first is None else first)
 
-        async def work(tx: Tx) -> list[models.EventNode]:
+        async def work(tx: Tx) -> list[models.EventNode] | None:
             return await repo.events_page(tx, info.context.workspace, thread_id, after, size)
 
         found = await info.context.store.read(work)
+        if found is None:
+            raise invalid(f"after: {after!r} is not an event of thread {thread_id!r}.")
         return [t.ThreadEvent.of(event) for event in found]
 
 
@@ -413,7 +415,7 @@ class Subscription:
         while True:
 
             async def page(tx: Tx, cursor: str | None = after) -> list[models.EventNode]:
-                return await repo.events_page(tx, workspace, thread_id, cursor, 100)
+                return await repo.events_page(tx, workspace, thread_id, cursor, 100) or []
 
             for event in await store.read(page):
                 after = event.id

@@ -203,11 +203,16 @@ async def related_snapshots(
 
 async def events_page(
     tx: Tx, workspace: str, thread_id: str, after: str | None, first: int
-) -> list[EventNode]:
-    rows = await tx.rows(
+) -> list[EventNode] | None:
+    """Up to `first` events after `after`; None when `after` is not an event of the thread."""
+    row = await tx.row(
         "event/page", workspace=workspace, threadId=thread_id, after=after, first=first
     )
-    return [event_from(row["value"]) for row in rows]
+    if row is None:
+        return []
+    if not row["known"]:
+        return None
+    return [event_from(event) for event in row["events"]]
 
 
 async def threads_page(
@@ -335,7 +340,7 @@ async def append_events(
 
 
 async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:
-    return await tx.row("command/find", key=f"{workspace}:{command_id}")
+    return await tx.row("command/find", workspace=workspace, commandId=command_id)
 
 
 async def record_receipt(
@@ -349,7 +354,6 @@ async def record_receipt(
 ) -> None:
     await tx.rows(
         "command/record",
-        key=f"{workspace}:{command_id}",
         workspace=workspace,
         commandId=command_id,
         mutation=mutation,

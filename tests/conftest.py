@@ -117,9 +117,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def live_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`threadline serve` as a separate process on the test Neo4j: real HTTP, real uvicorn."""
+def serve(neo4j_uri: str, folder: Path, **settings: str) -> Iterator[str]:
+    """`threadline serve` as a separate process on the test Neo4j: real HTTP, real uvicorn.
+
+    `settings` are extra THREADLINE_* variables, e.g. TOKENS_FILE. Yields the base URL.
+    """
     port = free_port()
     env = {
         **os.environ,
@@ -127,11 +129,12 @@ def live_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         "THREADLINE_PORT": str(port),
         "THREADLINE_HOST": "127.0.0.1",
         "THREADLINE_DB_TIMEOUT_S": "5",
+        **{f"THREADLINE_{key}": value for key, value in settings.items()},
     }
     password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
     if password:
         env["THREADLINE_NEO4J_PASSWORD"] = password
-    log = (tmp_path_factory.mktemp("live") / "serve.log").open("w")
+    log = (folder / "serve.log").open("w")
     process = subprocess.Popen(
         [sys.executable, "-m", "api.cli", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
     )
@@ -150,6 +153,12 @@ def live_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     process.terminate()
     process.wait(timeout=20)
     log.close()
+
+
+@pytest.fixture(scope="module")
+def live_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An open `threadline serve` (workspace `default`) on the test Neo4j."""
+    yield from serve(neo4j_uri, tmp_path_factory.mktemp("live"))
 
 
 @pytest.fixture

@@ -1,2 +1,2 @@
-MATCH (c:CommandReceipt {key: $key})
+MATCH (c:CommandReceipt {workspace: $workspace, commandId: $commandId})
 RETURN c.mutation AS mutation, c.argsHash AS argsHash, c.result AS result

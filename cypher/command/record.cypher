@@ -1,3 +1,4 @@
-// The uniqueness constraint on `key` makes a concurrent duplicate fail and roll back.
-CREATE (c:CommandReceipt {key: $key, workspace: $workspace, commandId: $commandId,
+// The uniqueness constraint on (workspace, commandId) makes a concurrent duplicate fail
+// and roll back.
+CREATE (c:CommandReceipt {workspace: $workspace, commandId: $commandId,
   mutation: $mutation, argsHash: $argsHash, result: $result, createdAt: $at})

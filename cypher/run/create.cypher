@@ -10,7 +10,7 @@ SET t.lastOrdinal = $run.ordinal, t.cleanContextRequested = false,
 WITH r
 CALL (r) {
   UNWIND $handoffIds AS handoffId
-  MATCH (h:ContextHandoff {id: handoffId})
+  MATCH (h:ContextHandoff {id: handoffId, workspace: $workspace})
   CREATE (r)-[:CONSUMED]->(h)
   SET h.targetRunId = r.id
 }

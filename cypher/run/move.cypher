@@ -7,7 +7,7 @@ SET r.providerThreadId = pt.id, r.status = $status, pt.lastUsedAt = $at
 WITH r
 CALL (r) {
   UNWIND $handoffIds AS handoffId
-  MATCH (h:ContextHandoff {id: handoffId})
+  MATCH (h:ContextHandoff {id: handoffId, workspace: $workspace})
   CREATE (r)-[:CONSUMED]->(h)
   SET h.targetRunId = r.id
 }

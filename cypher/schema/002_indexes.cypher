@@ -1,4 +1,5 @@
-// Lookups the store makes by property other than id.
+// Lookups the store makes by property other than id; thread-keyed ones carry the workspace.
+DROP INDEX event_thread_seq IF EXISTS;
 CREATE INDEX thread_workspace_created IF NOT EXISTS FOR (n:Thread) ON (n.workspace, n.createdAt, n.id);
-CREATE INDEX event_thread_seq IF NOT EXISTS FOR (n:ThreadEvent) ON (n.threadId, n.seq);
+CREATE INDEX event_workspace_thread_seq IF NOT EXISTS FOR (n:ThreadEvent) ON (n.workspace, n.threadId, n.seq);
 CREATE INDEX provider_thread_native_ref IF NOT EXISTS FOR (n:ProviderThread) ON (n.nativeRef)

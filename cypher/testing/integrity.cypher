@@ -5,5 +5,5 @@ RETURN
     AS handoffsWithoutTarget,
   COUNT { MATCH (h:ContextHandoff) WHERE h.coveredTo > 0 AND NOT (h)-[:COVERS]->(:Run) }
     AS handoffsWithoutCoverage,
-  COUNT { MATCH (a:Run), (b:Run) WHERE a.threadId = b.threadId AND a.ordinal = b.ordinal
+  COUNT { MATCH (a:Run), (b:Run) WHERE a.workspace = b.workspace AND a.threadId = b.threadId AND a.ordinal = b.ordinal
           AND a.id < b.id } AS duplicateOrdinals

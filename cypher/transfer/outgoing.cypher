@@ -1,4 +1,4 @@
 UNWIND $ids AS id
-MATCH (x:ContextTransfer {workspace: $workspace})-[:FROM_THREAD]->(:Thread {id: id})
+MATCH (x:ContextTransfer {workspace: $workspace})-[:FROM_THREAD]->(:Thread {id: id, workspace: $workspace})
 RETURN id AS key, x {.*} AS value
 ORDER BY x.createdAt, x.id

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import GraphQLClient
@@ -87,3 +89,31 @@ async def run_once(
 async def coverage_by_pt(gql: GraphQLClient, thread_id: str) -> dict[str, dict[str, Any]]:
     data = await gql(COVERAGE, id=thread_id)
     return {pt["id"]: pt for pt in data["thread"]["providerThreads"]}
+
+
+def tokens_file(path: Path, tokens: dict[str, tuple[str, str]]) -> Path:
+    """A tokens file granting each token (workspace, scope)."""
+    lines = []
+    for token, (workspace, scope) in tokens.items():
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        lines.append(
+            f'[[tokens]]\nname = "{token}"\nsha256 = "{digest}"\n'
+            f'scopes = ["{scope}"]\nworkspace = "{workspace}"\n'
+        )
+    file = path / "tokens.toml"
+    file.write_text("\n".join(lines))
+    return file
+
+
+class As(GraphQLClient):
+    """A client that sends one bearer token (or none)."""
+
+    def __init__(self, base: GraphQLClient, token: str | None) -> None:
+        super().__init__(base.http)
+        self.token = token
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    async def post(
+        self, query: str, headers: dict[str, str] | None = None, **variables: Any
+    ) -> dict[str, Any]:
+        return await super().post(query, headers={**self.headers, **(headers or {})}, **variables)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -13,39 +11,14 @@ from api.auth import TokenBook, refuse_open_public_bind
 from api.settings import Settings
 from graph.store import Store
 from tests.conftest import GraphQLClient, make_app_client
+from tests.integration.helpers import As, tokens_file
 
 TOKENS = {"alice-write": ("a", "write"), "alice-read": ("a", "read"), "bob": ("b", "admin")}
 
 
-def tokens_file(path: Path) -> Path:
-    lines = []
-    for token, (workspace, scope) in TOKENS.items():
-        digest = hashlib.sha256(token.encode()).hexdigest()
-        lines.append(
-            f'[[tokens]]\nname = "{token}"\nsha256 = "{digest}"\n'
-            f'scopes = ["{scope}"]\nworkspace = "{workspace}"\n'
-        )
-    file = path / "tokens.toml"
-    file.write_text("\n".join(lines))
-    return file
-
-
-class As(GraphQLClient):
-    """A client that sends one bearer token (or none)."""
-
-    def __init__(self, base: GraphQLClient, token: str | None) -> None:
-        super().__init__(base.http)
-        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
-
-    async def post(
-        self, query: str, headers: dict[str, str] | None = None, **variables: Any
-    ) -> dict[str, Any]:
-        return await super().post(query, headers=self.headers, **variables)
-
-
 @pytest.fixture
 async def secured(clean_store: Store, tmp_path: Path) -> AsyncIterator[GraphQLClient]:
-    settings = Settings(tokens_file=tokens_file(tmp_path))
+    settings = Settings(tokens_file=tokens_file(tmp_path, TOKENS))
     async with make_app_client(clean_store, settings) as http:
         yield GraphQLClient(http)
 
