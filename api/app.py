@@ -2,35 +2,45 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
-from cross_web import HTTPException
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.http import GraphQLHTTPResponse
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
+from strawberry.types.unset import UNSET, UnsetType
 
 from api.auth import TokenBook
-from api.context import Context
+from api.context import Context, SocketState
 from api.errors import with_code
+from api.event_feed import EventFeeds
 from api.limits import BodyLimit
 from api.metrics import Metrics
+from api.requests import decode_json, refusal_response, unnamed_choice
 from api.schema import build_schema
+from api.services import Services, SocketSlots
 from api.settings import Settings
+from api.socket_transport import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
 from graph.errors import ThreadlineError
 from graph.store import Store
 from resolvers.providers import ProviderRegistry, registry_from_toml
 
 log = logging.getLogger("threadline")
+TOO_MANY_CONNECTIONS = 4429
 
 
 def load_providers(settings: Settings) -> ProviderRegistry:
@@ -54,33 +64,97 @@ def connect_store(settings: Settings) -> Store:
     return Store.connect(local.uri, local.credentials(), "neo4j", settings.db_timeout_s)
 
 
+@dataclass
+class Running:
+    """The app's services once its lifespan has started them."""
+
+    services: Services | None = None
+
+    def get(self) -> Services:
+        if self.services is None:
+            raise RuntimeError("The app serves requests only inside its lifespan.")
+        return self.services
+
+
 class ThreadlineGraphQL(GraphQL[Context, None]):
-    def __init__(self, settings: Settings, state: dict[str, Any], **kwargs: Any) -> None:
+    graphql_transport_ws_handler_class = ThreadlineTransportWS
+    websocket_adapter_class = ThreadlineSocket
+
+    def __init__(self, running: Running, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._settings = settings
-        self._state = state
+        self._running = running
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Requests Strawberry refuses before execution get a coded GraphQL error body."""
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        try:
+            response = await self.run(request)
+        except HTTPException as error:
+            tokens = self._running.get().tokens
+            response = refusal_response(error, tokens, request.headers.get("authorization"))
+        await response(scope, receive, send)
+
+    async def execute_single(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: None,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        settings = self._running.get().settings
+        refusal = unnamed_choice(
+            request_data.query, request_data.operation_name, settings.max_query_tokens
+        )
+        if refusal is not None:
+            raise HTTPException(400, refusal)
+        return await super().execute_single(
+            request, request_adapter, sub_response, context, root_value, request_data
+        )
 
     async def get_context(self, request: Request | WebSocket, response: Any) -> Context:
-        context = Context(
-            store=self._state["store"],
-            settings=self._settings,
-            providers=self._state["providers"],
-            principal=None,
-        )
-        try:
-            context = Context(
-                store=context.store,
-                settings=context.settings,
-                providers=context.providers,
-                principal=self._state["tokens"].authenticate(request.headers.get("authorization")),
-            )
-        except ThreadlineError as error:
-            context.auth_error = error
+        context = Context(self._running.get())
+        authorization = request.headers.get("authorization")
+        context.authenticate(authorization)
+        if isinstance(request, WebSocket):
+            context.socket = SocketState(bearer_in_header=authorization is not None)
+            setattr(request.state, CONTEXT, context)
         return context
+
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
+        """connection_init: a browser sends its token in the payload; refuse or count it."""
+        socket = context.socket
+        assert socket is not None
+        token = (context.connection_params or {}).get("Authorization")
+        if not socket.bearer_in_header and isinstance(token, str):
+            context.authenticate(token)
+        if context.principal is None:
+            refused = context.auth_error or ThreadlineError.unauthenticated()
+            socket.refusal = (4403, refused.message)
+            raise ConnectionRejectionError()
+        sockets = context.services.sockets
+        if not sockets.take(context.principal.name):
+            socket.refusal = (
+                TOO_MANY_CONNECTIONS,
+                f"Token {context.principal.name!r} already holds {sockets.limit} connections.",
+            )
+            raise ConnectionRejectionError()
+        socket.slot = context.principal.name
+        return cast(UnsetType, UNSET)
+
+    def decode_json(self, data: str | bytes) -> object:
+        return decode_json(data, self._running.get().settings.max_json_depth)
 
     def parse_json(self, data: str | bytes) -> Any:
         """One operation per request, as a JSON object; anything else is a 400."""
-        parsed = super().parse_json(data)
+        try:
+            parsed = self.decode_json(data)
+        except json.JSONDecodeError as error:
+            raise HTTPException(400, f"The body is not valid JSON: {error.msg}.") from error
         if not isinstance(parsed, dict):
             raise HTTPException(400, "The request body must be a JSON object with a `query`.")
         return parsed
@@ -90,56 +164,62 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
     ) -> GraphQLHTTPResponse:
         data: GraphQLHTTPResponse = {"data": result.data}
         if result.errors:
-            data["errors"] = [with_code(error) for error in result.errors]
+            data["errors"] = [with_code(error.formatted) for error in result.errors]
         return data
 
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
     settings = settings or Settings()
-    state: dict[str, Any] = {
-        "providers": load_providers(settings),
-        "tokens": load_tokens(settings),
-        "store": store,
-    }
+    providers = load_providers(settings)
+    tokens = load_tokens(settings)
+    running = Running()
     metrics = Metrics()
     schema = build_schema(settings, extra=[metrics.extension()])
     graphql = ThreadlineGraphQL(
-        settings,
-        state,
+        running,
         schema=schema,
         graphql_ide="graphiql" if settings.graphiql and not settings.production else None,
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+        max_subscriptions_per_connection=settings.max_subscriptions_per_connection,
     )
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        owned = state["store"] is None
-        if owned:
-            state["store"] = connect_store(settings)
-        await state["store"].migrate()
+        owned = store is None
+        active = store or connect_store(settings)
+        await active.migrate()
+        feeds = EventFeeds(active, settings.subscription_poll_s)
+        running.services = Services(
+            settings=settings,
+            store=active,
+            providers=providers,
+            tokens=tokens,
+            feeds=feeds,
+            sockets=SocketSlots(settings.max_connections_per_token),
+        )
         yield
+        await feeds.close()
         if owned:
-            await state["store"].close()
+            await active.close()
 
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
     async def readyz(_: Request) -> Response:
         try:
-            await state["store"].ping()
+            await running.get().store.ping()
         except ThreadlineError as error:
             return JSONResponse({"status": "unavailable", "reason": error.message}, status_code=503)
         return JSONResponse({"status": "ready"})
 
-    app = Starlette(
+    return Starlette(
         routes=[
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics.endpoint),
-            Route("/graphql", graphql, methods=["GET", "POST"]),
+            Route("/graphql", graphql),
             WebSocketRoute("/graphql", graphql),
         ],
         lifespan=lifespan,
         middleware=[Middleware(BodyLimit, max_bytes=settings.max_body_bytes)],
     )
-    return app

@@ -194,7 +194,11 @@ class Commands:
         )
 
     async def attach_native_thread(
-        self, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
+        self,
+        provider_thread_id: str,
+        native_ref: str,
+        history_mode: HistoryMode,
+        command_id: str | None = None,
     ) -> str:
         async def work(tx: Tx) -> str:
             thread_id = await self._owner(
@@ -239,7 +243,8 @@ class Commands:
             await repo.append_events(tx, self.workspace, thread_id, events.items)
             return pt.id
 
-        return await self.store.write(work)
+        args = {"id": provider_thread_id, "ref": native_ref, "mode": history_mode.value}
+        return await self._once(command_id, "attachNativeThread", args, str, work)
 
     async def complete_run(
         self,

@@ -1,9 +1,17 @@
-"""Error mapping: coded errors pass through; anything else is masked as INTERNAL."""
+"""Error mapping: coded errors pass through; anything unexpected is masked as INTERNAL.
+
+Our own errors carry their code in `ThreadlineError.extensions`, which graphql-core
+copies onto the GraphQL error it wraps them in. Errors graphql-core raises itself
+(syntax, validation, coercion of the request's values) are the client's and get
+INVALID_INPUT where they leave the service (`with_code`). Every other exception is a
+bug: masked with a correlation id, and logged once, with its trace, here.
+"""
 
 from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from graphql import GraphQLError
@@ -14,30 +22,23 @@ from graph.errors import ErrorCode, ThreadlineError
 log = logging.getLogger("threadline.errors")
 
 
-def _original(error: GraphQLError) -> BaseException | None:
-    return error.original_error
-
-
-def is_coded(error: GraphQLError) -> bool:
-    """Our own coded errors, and errors outside any resolver (parsing, validation,
-    variable coercion: the request's fault), are shown as they are."""
-    original = _original(error)
-    return original is None or isinstance(original, ThreadlineError) or error.path is None
+def is_clients(error: GraphQLError) -> bool:
+    """An error the request caused, shown as it is; anything else is masked."""
+    original = error.original_error
+    if original is None or isinstance(original, ThreadlineError | GraphQLError):
+        return True
+    # graphql-core wraps a scalar's refusal of a request value (ValueError, TypeError)
+    # in a path-less error; raised by a resolver or an extension, they are bugs.
+    return error.path is None and isinstance(original, ValueError | TypeError)
 
 
 class CodedErrors(MaskErrors):
-    """Masks unexpected exceptions with a correlation id, logged with the trace."""
-
     def __init__(self) -> None:
-        super().__init__(should_mask_error=lambda error: not is_coded(error))
-
-    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
-        # Codes go on the error itself, so HTTP and websocket answers both carry them.
-        return [self.anonymise_error(e) if not is_coded(e) else _coded(e) for e in errors]
+        super().__init__(should_mask_error=lambda error: not is_clients(error))
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         correlation = uuid.uuid4().hex[:12]
-        log.error("internal error %s", correlation, exc_info=_original(error))
+        log.error("internal error %s", correlation, exc_info=error.original_error)
         return GraphQLError(
             f"Internal error (correlation id {correlation}); it has been logged.",
             nodes=error.nodes,
@@ -48,32 +49,8 @@ class CodedErrors(MaskErrors):
         )
 
 
-def _coded(error: GraphQLError) -> GraphQLError:
-    if (error.extensions or {}).get("code"):
-        return error
-    return GraphQLError(
-        error.message,
-        nodes=error.nodes,
-        source=error.source,
-        positions=error.positions,
-        path=error.path,
-        original_error=error.original_error,
-        extensions={**(error.extensions or {}), "code": code_of(error)},
-    )
-
-
-def code_of(error: GraphQLError) -> str:
-    original = _original(error)
-    if isinstance(original, ThreadlineError):
-        return original.code.value
-    if original is None or error.path is None:
-        return ErrorCode.INVALID_INPUT.value
-    return ErrorCode.INTERNAL.value
-
-
-def with_code(error: GraphQLError) -> dict[str, Any]:
-    formatted = error.formatted
+def with_code(formatted: Mapping[str, Any]) -> dict[str, Any]:
+    """A formatted error as it leaves the service: with a code, INVALID_INPUT by default."""
     extensions = dict(formatted.get("extensions") or {})
-    extensions.setdefault("code", code_of(error))
-    formatted["extensions"] = extensions
-    return dict(formatted)
+    extensions.setdefault("code", ErrorCode.INVALID_INPUT.value)
+    return {**formatted, "extensions": extensions}

@@ -7,15 +7,17 @@ coerced them), so no resolver needs its own size checks.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from graphql import GraphQLResolveInfo
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
+from strawberry.types.graphql import OperationType
 
 from api.settings import Settings
 from graph.errors import invalid
+from graph.store import deadline_in
 
 # Arguments that carry prose or summaries; every other string is a name, id or ref.
 TEXT_ARGUMENTS = frozenset(
@@ -41,8 +43,30 @@ def limits_extension(settings: Settings) -> Callable[[], SchemaExtension]:
     return InputLimits
 
 
+def deadline_extension(settings: Settings) -> Callable[[], SchemaExtension]:
+    """Every store call of one query or mutation answers within DB_TIMEOUT_S, together.
+    A subscription lives on; each of its reads is bounded on its own."""
+
+    class Deadline(SchemaExtension):
+        def on_operation(self) -> Iterator[None]:
+            document = self.execution_context.graphql_document
+            streaming = (
+                document is not None
+                and self.execution_context.operation_type is OperationType.SUBSCRIPTION
+            )
+            if streaming:
+                yield
+                return
+            with deadline_in(settings.db_timeout_s):
+                yield
+
+    return Deadline
+
+
 def _check(settings: Settings, name: str, value: Any) -> None:
     if isinstance(value, str):
+        if not value.isascii() and _has_lone_surrogate(value):
+            raise invalid(f"{name} is not valid Unicode: it holds a lone surrogate.")
         limit = settings.max_text_chars if name in TEXT_ARGUMENTS else settings.max_name_chars
         if len(value) > limit:
             raise invalid(f"{name} is {len(value)} characters; the limit is {limit}.")
@@ -67,6 +91,15 @@ def _check(settings: Settings, name: str, value: Any) -> None:
     elif hasattr(value, "__dict__") and not isinstance(value, type):
         for key, item in vars(value).items():
             _check(settings, key, item)
+
+
+def _has_lone_surrogate(value: str) -> bool:
+    """JSON may carry `\\ud800` alone; no database or client can store or read it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class BodyLimit:

@@ -68,7 +68,8 @@ async def run_once(
         return result
 
     try:
-        return await store.write(once)
+        # Idempotent: a retry after a lost commit acknowledgement finds the receipt.
+        return await store.write(once, idempotent=True)
     except ThreadlineError as error:
         if error.code is not ErrorCode.CONFLICT:
             raise

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from collections.abc import AsyncGenerator, Callable, Sequence
 from datetime import datetime
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.extensions import (
     DisableIntrospection,
     MaxAliasesLimiter,
@@ -17,14 +17,17 @@ from strawberry.extensions import (
 )
 from strawberry.scalars import JSON
 from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
 
 from api import types as t
 from api.access import Access
 from api.auth import Scope
 from api.commands import StartOutcome
+from api.cost import cost_limit_extension
 from api.errors import CodedErrors
-from api.limits import limits_extension
+from api.limits import deadline_extension, limits_extension
 from api.lineage_mutations import LineageMutation
+from api.requests import SubscriptionsOverWebsocket
 from api.settings import Settings
 from graph import models, repo
 from graph.errors import invalid, not_found
@@ -32,7 +35,6 @@ from graph.store import Tx
 from resolvers.start import StartRequest
 
 Info = t.Info
-SUBSCRIPTION_POLL_S = 0.5
 
 
 @strawberry.input
@@ -266,10 +268,11 @@ class Mutation:
         provider_thread_id: strawberry.ID,
         native_ref: str,
         history_mode: t.HistoryMode | None = models.HistoryMode.UNKNOWN,
+        command_id: str | None = None,
     ) -> t.ProviderThread:
         mode = models.HistoryMode(history_mode or models.HistoryMode.UNKNOWN)
         pt_id = await info.context.commands.attach_native_thread(
-            provider_thread_id, native_ref, mode
+            provider_thread_id, native_ref, mode, command_id
         )
         info.context.loaders.clear()
         return await t.required(t.provider_thread_by_id(info, pt_id))
@@ -401,26 +404,22 @@ class Subscription:
     async def thread_events(
         self, info: Info, thread_id: strawberry.ID
     ) -> AsyncGenerator[t.ThreadEvent, None]:
-        """Events as they are committed, read from Neo4j, so any API process serves them."""
-        info.context.authorize(Scope.read)
-        workspace = info.context.workspace
-        store = info.context.store
-
-        async def exists(tx: Tx) -> bool:
-            return await repo.snapshot(tx, workspace, thread_id, with_content=False) is not None
-
-        if not await store.read(exists):
+        """The thread's events from the first, then each as it commits (read from Neo4j by
+        one poll per process, so any API process serves any subscriber)."""
+        context = info.context
+        context.authorize(Scope.read)
+        if await context.loaders.thread.load(thread_id) is None:
             raise not_found("thread", thread_id)
-        after: str | None = None
-        while True:
+        async for event in context.services.feeds.events(context.workspace, thread_id):
+            yield t.ThreadEvent.of(event)
 
-            async def page(tx: Tx, cursor: str | None = after) -> list[models.EventNode]:
-                return await repo.events_page(tx, workspace, thread_id, cursor, 100) or []
 
-            for event in await store.read(page):
-                after = event.id
-                yield t.ThreadEvent.of(event)
-            await asyncio.sleep(SUBSCRIPTION_POLL_S)
+class ThreadlineSchema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        """Log nothing here: a client's error is its own business, and an internal one is
+        logged once, with its trace and correlation id, where it is masked (api.errors)."""
 
 
 def build_schema(
@@ -428,18 +427,21 @@ def build_schema(
 ) -> strawberry.Schema:
     """The schema with our limits and error masking; extensions are built per request."""
     extensions: list[Callable[[], SchemaExtension]] = [
+        deadline_extension(settings),
         CodedErrors,
         Access,
+        SubscriptionsOverWebsocket,
         limits_extension(settings),
         lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
         lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
         lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+        cost_limit_extension(settings),
         *extra,
     ]
     if settings.production:
         extensions.append(DisableIntrospection)
     mutation = merge_types("Mutation", (Mutation, LineageMutation))
-    return strawberry.Schema(
+    return ThreadlineSchema(
         query=Query,
         mutation=mutation,
         subscription=Subscription,

@@ -35,11 +35,17 @@ class Settings(BaseSettings):
     max_query_depth: int = 15
     max_query_tokens: int = 5000
     max_aliases: int = 30
+    max_query_cost: int = Field(default=50_000, description="see api/cost.py")
     max_page_size: int = 200
     max_text_chars: int = 100_000
     max_name_chars: int = 500
     max_list_items: int = 1000
     max_body_bytes: int = 5 * 1024 * 1024
+    max_json_depth: int = Field(default=64, description="nesting of request JSON and variables")
+    # Subscriptions (graphql-transport-ws).
+    max_subscriptions_per_connection: int = 20
+    max_connections_per_token: int = 20
+    subscription_poll_s: float = Field(default=0.5, description="one Neo4j poll per interval")
     db_timeout_s: float = 5.0
 
     def local_neo4j(self) -> LocalNeo4j:

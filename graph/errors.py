@@ -17,12 +17,14 @@ class ErrorCode(StrEnum):
 
 
 class ThreadlineError(Exception):
-    """A failure a caller can act on; its message is shown to them verbatim."""
+    """A failure a caller can act on; its message is shown to them verbatim, its
+    `extensions` (e.g. `outcome`) beside its code."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, **extensions: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.extensions = {"code": code.value, **extensions}
 
     @classmethod
     def unauthenticated(cls) -> ThreadlineError:

@@ -215,6 +215,24 @@ async def events_page(
     return [event_from(event) for event in row["events"]]
 
 
+async def events_since(
+    tx: Tx, feeds: Sequence[tuple[str, str, int]], first: int
+) -> dict[tuple[str, str], list[EventNode]]:
+    """For each (workspace, thread id, after seq): up to `first` later events, in order."""
+    rows = await tx.rows(
+        "event/since",
+        feeds=[
+            {"key": [ws, thread], "workspace": ws, "threadId": thread, "afterSeq": seq}
+            for ws, thread, seq in feeds
+        ],
+        first=first,
+    )
+    return {
+        (row["key"][0], row["key"][1]): [event_from(event) for event in row["events"]]
+        for row in rows
+    }
+
+
 async def threads_page(
     tx: Tx, workspace: str, after: tuple[datetime, str] | None, first: int
 ) -> list[ThreadNode]:

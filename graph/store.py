@@ -1,18 +1,35 @@
-"""The Neo4j store: one async driver, managed transactions, named queries only."""
+"""The Neo4j store: one async driver, managed transactions, named queries only.
+
+Every call is bounded: it answers within the deadline of the request it serves (or
+`timeout_s` when it serves none), connection, retries and the server-side transaction
+timeout included. Transient failures are retried at a short fixed interval, so a request
+sent just before Neo4j returns succeeds as soon as it does.
+
+A write whose commit was sent but not acknowledged has an unknown outcome. It is retried
+only when the caller says the work is idempotent (a command with a receipt: the retry
+finds the receipt and answers the committed result); otherwise the error says the
+outcome is unknown.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, AsyncSession
-from neo4j.exceptions import (
-    ConstraintError,
-    DriverError,
-    ServiceUnavailable,
-    SessionExpired,
-    TransientError,
+from neo4j import (
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    AsyncSession,
+    unit_of_work,
 )
+from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_fixed
 
 from graph import queries
 from graph.errors import ErrorCode, ThreadlineError
@@ -20,6 +37,21 @@ from graph.errors import ErrorCode, ThreadlineError
 T = TypeVar("T")
 Row = dict[str, Any]
 TxWork = Callable[["Tx"], Awaitable[T]]
+
+RETRY_WAIT_S = 0.2
+# Time kept back from a deadline to answer the client after the last attempt gives up.
+ANSWER_MARGIN_S = 0.25
+_deadline: ContextVar[float | None] = ContextVar("threadline_deadline", default=None)
+
+
+@contextmanager
+def deadline_in(seconds: float) -> Iterator[None]:
+    """Every store call made inside answers within `seconds` from now, all together."""
+    token = _deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
 
 
 class Tx:
@@ -46,10 +78,24 @@ class Tx:
         return found[0] if found else None
 
 
+class _Transient(Exception):
+    """An attempt that may succeed if made again."""
+
+    def __init__(self, error: ThreadlineError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+@dataclass
+class _Attempt:
+    committing: bool = False  # the work ran; the driver is committing (or has)
+
+
 class Store:
-    def __init__(self, driver: AsyncDriver, database: str) -> None:
+    def __init__(self, driver: AsyncDriver, database: str, timeout_s: float) -> None:
         self._driver = driver
         self._database = database
+        self._timeout_s = timeout_s
         self._bookmarks = AsyncGraphDatabase.bookmark_manager()
         self.round_trips = 0
 
@@ -64,34 +110,36 @@ class Store:
         driver = AsyncGraphDatabase.driver(
             uri,
             auth=auth,
-            connection_timeout=min(timeout_s, 3.0),
+            connection_timeout=min(timeout_s, 2.0),
             connection_acquisition_timeout=timeout_s,
-            max_transaction_retry_time=timeout_s,
-            liveness_check_timeout=1.0,
+            # Retries are ours (short and bounded by the request's deadline), not the
+            # driver's exponential backoff, which outlasts an outage by seconds.
+            max_transaction_retry_time=0.0,
+            # A pooled connection idle this long is checked before use, so connections
+            # left over from before a restart are dropped instead of failing a request.
+            liveness_check_timeout=0.5,
         )
-        return cls(driver, database)
+        return cls(driver, database, timeout_s)
 
     async def close(self) -> None:
         await self._driver.close()
 
     async def read(self, work: TxWork[T]) -> T:
-        return await self._execute(work, write=False)
+        return await self._execute(work, write=False, idempotent=True)
 
-    async def write(self, work: TxWork[T]) -> T:
-        return await self._execute(work, write=True)
+    async def write(self, work: TxWork[T], *, idempotent: bool = False) -> T:
+        """`idempotent`: running `work` again after a commit is harmless (it finds its
+        own receipt), so an unknown outcome may be retried instead of reported."""
+        return await self._execute(work, write=True, idempotent=idempotent)
 
     async def ping(self) -> None:
-        """Raise UNAVAILABLE unless the database answers a query.
-
-        An auto-commit query, not a managed transaction: readiness must answer at
-        once instead of retrying through an outage.
-        """
+        """Raise UNAVAILABLE unless the database answers a query, at once: no retries."""
         try:
-            async with self._session() as session:
+            async with asyncio.timeout(self._timeout_s), self._session() as session:
                 self.round_trips += 1
                 result = await session.run(queries.load("health/ping"))
                 row = await result.single()
-        except (DriverError, OSError) as error:
+        except (DriverError, Neo4jError, OSError, TimeoutError) as error:
             raise _unavailable(error) from error
         if row is None or row.get("one") != 1:
             raise ThreadlineError(ErrorCode.UNAVAILABLE, "Neo4j answered ping unexpectedly.")
@@ -104,7 +152,7 @@ class Store:
                 for statement in statements:
                     self.round_trips += 1
                     await session.run(statement)
-        except (ServiceUnavailable, SessionExpired) as error:
+        except DriverError as error:
             raise _unavailable(error) from error
         return len(statements)
 
@@ -112,12 +160,36 @@ class Store:
         # One bookmark manager per store: read-your-writes across sessions, also on clusters.
         return self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
 
-    async def _execute(self, work: TxWork[T], write: bool) -> T:
+    async def _execute(self, work: TxWork[T], *, write: bool, idempotent: bool) -> T:
+        deadline = _deadline.get() or time.monotonic() + self._timeout_s
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(lambda error: isinstance(error, _Transient)),
+            wait=wait_fixed(RETRY_WAIT_S),
+            stop=lambda state: _out_of_time(state, deadline),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._attempt(work, write, idempotent, deadline)
+        except _Transient as gave_up:
+            raise gave_up.error from gave_up
+        raise AssertionError("tenacity ends with a result or an error")  # pragma: no cover
+
+    async def _attempt(self, work: TxWork[T], write: bool, idempotent: bool, deadline: float) -> T:
+        state = _Attempt()
+        budget = deadline - ANSWER_MARGIN_S - time.monotonic()
+        if budget <= 0:
+            raise _timed_out(self._timeout_s)
+
+        @unit_of_work(timeout=budget)
         async def in_tx(tx: AsyncManagedTransaction) -> T:
-            return await work(Tx(tx, self))
+            result = await work(Tx(tx, self))
+            state.committing = True
+            return result
 
         try:
-            async with self._session() as session:
+            async with asyncio.timeout(budget), self._session() as session:
                 if write:
                     return await session.execute_write(in_tx)
                 return await session.execute_read(in_tx)
@@ -125,13 +197,42 @@ class Store:
             raise ThreadlineError(
                 ErrorCode.CONFLICT, "A concurrent change touched the same object; try again."
             ) from error
-        except (ServiceUnavailable, SessionExpired, TransientError) as error:
-            raise _unavailable(error) from error
-        except DriverError as error:
-            raise _unavailable(error) from error
+        except (DriverError, Neo4jError, OSError, TimeoutError) as error:
+            if isinstance(error, Neo4jError) and not error.is_retryable():
+                if "TransactionTimedOut" in (error.code or ""):
+                    raise _timed_out(self._timeout_s) from error
+                raise  # a query the server refuses is a bug: reported as INTERNAL
+            if write and state.committing:
+                unknown = _outcome_unknown(error)
+                if not idempotent:
+                    raise unknown from error
+                raise _Transient(unknown) from error
+            raise _Transient(_unavailable(error)) from error
 
 
-def _unavailable(error: Exception) -> ThreadlineError:
+def _out_of_time(state: RetryCallState, deadline: float) -> bool:
+    return time.monotonic() + RETRY_WAIT_S >= deadline - ANSWER_MARGIN_S
+
+
+def _unavailable(error: BaseException) -> ThreadlineError:
     return ThreadlineError(
-        ErrorCode.UNAVAILABLE, f"The graph database is unavailable ({type(error).__name__}); retry."
+        ErrorCode.UNAVAILABLE,
+        f"The graph database is unavailable ({type(error).__name__}); nothing was written; retry.",
+    )
+
+
+def _outcome_unknown(error: BaseException) -> ThreadlineError:
+    return ThreadlineError(
+        ErrorCode.UNAVAILABLE,
+        f"The graph database went away after the change was sent ({type(error).__name__}): "
+        "it may or may not have been made. Retry with the same commandId to learn which; "
+        "without one, check before retrying.",
+        outcome="UNKNOWN",
+    )
+
+
+def _timed_out(timeout_s: float) -> ThreadlineError:
+    return ThreadlineError(
+        ErrorCode.UNAVAILABLE,
+        f"The graph database did not answer within {timeout_s:g} s; nothing was written; retry.",
     )

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +43,17 @@ def neo4j_uri(neo4j_server: LocalNeo4j | None) -> str:
     return os.environ.get(TEST_URI_ENV) or (neo4j_server.uri if neo4j_server else "")
 
 
-@pytest.fixture(scope="session")
-async def store(neo4j_uri: str) -> AsyncIterator[Store]:
+def connect_test_store(neo4j_uri: str) -> Store:
     user, password = (
         os.environ.get("THREADLINE_TEST_NEO4J_USER", "neo4j"),
         os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD"),
     )
-    store = Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=5.0)
+    return Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=5.0)
+
+
+@pytest.fixture(scope="session")
+async def store(neo4j_uri: str) -> AsyncIterator[Store]:
+    store = connect_test_store(neo4j_uri)
     await store.migrate()
     yield store
     await store.close()
@@ -95,9 +100,18 @@ class GraphQLClient:
         return error
 
 
-def make_app_client(store: Store, settings: Settings | None = None) -> httpx.AsyncClient:
+@asynccontextmanager
+async def make_app_client(
+    store: Store, settings: Settings | None = None
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The app in-process, its lifespan running, on the test Neo4j."""
     app = create_app(settings or Settings(), store=store)
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://test") as client,
+    ):
+        yield client
 
 
 @pytest.fixture

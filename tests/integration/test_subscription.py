@@ -1,58 +1,74 @@
-"""threadEvents streams committed events read from Neo4j, in order."""
+"""threadEvents: one Neo4j poll per process serves every subscriber, in order, no gaps."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import AsyncIterator
 
-from api.auth import Principal, Scope
-from api.context import Context
-from api.schema import build_schema
+from api.event_feed import EventFeeds
+from api.lineage_commands import LineageCommands
 from api.settings import Settings
+from graph.models import EventNode
 from graph.store import Store
 from resolvers.providers import registry_from_toml
+from tests.conftest import connect_test_store
 
-SUBSCRIBE = "subscription($id: ID!) { threadEvents(threadId: $id) { type threadId } }"
+SUBSCRIBERS = 12
 
 
-async def test_thread_events_streams_new_commits(clean_store: Store) -> None:
-    settings = Settings()
-    context = Context(store=clean_store, settings=settings, providers=registry_from_toml(None))
-    thread = await context.commands.create_thread("live", None)
-    stream: Any = await build_schema(settings).subscribe(
-        SUBSCRIBE, variable_values={"id": thread.id}, context_value=context
+def commands(store: Store, workspace: str) -> LineageCommands:
+    return LineageCommands(
+        store, workspace, registry_from_toml(None), Settings().staleness_policy()
     )
+
+
+async def take(stream: AsyncIterator[EventNode], count: int) -> list[str]:
+    return [(await asyncio.wait_for(anext(stream), 10)).type for _ in range(count)]
+
+
+async def test_one_poll_serves_every_subscriber(clean_store: Store, neo4j_uri: str) -> None:
+    # The writer is "another process": its own driver, so the feed's reads count alone.
+    other_process = connect_test_store(neo4j_uri)
+    writer = commands(other_process, "w")
+    threads = [(await writer.create_thread(f"t{n}", None)).id for n in range(3)]
+    feeds = EventFeeds(clean_store, interval_s=0.05)
+    streams = [feeds.events("w", threads[n % 3]) for n in range(SUBSCRIBERS)]
     try:
-        first = await asyncio.wait_for(anext(stream), 10)
-        assert first.data["threadEvents"] == {"type": "thread.created", "threadId": thread.id}
-        # A write from "another process": the same database, a separate command object.
-        other = Context(store=clean_store, settings=settings, providers=registry_from_toml(None))
-        await other.commands.request_clean_context(thread.id)
-        second = await asyncio.wait_for(anext(stream), 10)
-        assert second.data["threadEvents"]["type"] == "thread.cleanContextRequested"
+        # Each subscriber first gets the log so far: its thread's creation.
+        for stream in streams:
+            assert await take(stream, 1) == ["thread.created"]
+        polls, reads = feeds.polls, clean_store.round_trips
+        for thread in threads:
+            await writer.request_clean_context(thread)
+        for stream in streams:
+            assert await take(stream, 1) == ["thread.cleanContextRequested"]
+        assert feeds.polls > polls
+        assert clean_store.round_trips - reads == feeds.polls - polls, "one read per poll"
     finally:
-        await stream.aclose()
+        for stream in streams:
+            await stream.aclose()  # type: ignore[attr-defined]
+        await feeds.close()
+        await other_process.close()
 
 
-async def test_other_workspace_cannot_subscribe(clean_store: Store) -> None:
-    settings = Settings()
-    providers = registry_from_toml(None)
-    alice = Context(
-        store=clean_store,
-        settings=settings,
-        providers=providers,
-        principal=Principal(name="a", workspace="a", scope=Scope.write),
-    )
-    bob = Context(
-        store=clean_store,
-        settings=settings,
-        providers=providers,
-        principal=Principal(name="b", workspace="b", scope=Scope.admin),
-    )
-    thread = await alice.commands.create_thread("private", None)
-    stream: Any = await build_schema(settings).subscribe(
-        SUBSCRIBE, variable_values={"id": thread.id}, context_value=bob
-    )
-    answer = await asyncio.wait_for(anext(stream), 10)
-    assert answer.errors and answer.errors[0].extensions["code"] == "NOT_FOUND"
-    await stream.aclose()
+async def test_a_late_subscriber_gets_the_whole_log_once(clean_store: Store) -> None:
+    writer = commands(clean_store, "w")
+    thread = (await writer.create_thread("t", None)).id
+    feeds = EventFeeds(clean_store, interval_s=0.05)
+    early = feeds.events("w", thread)
+    try:
+        await take(early, 1)
+        await writer.request_clean_context(thread)
+        await take(early, 1)
+        late = feeds.events("w", thread)
+        await writer.request_clean_context(thread)
+        assert await take(late, 3) == [
+            "thread.created",
+            "thread.cleanContextRequested",
+            "thread.cleanContextRequested",
+        ]
+        assert await take(early, 1) == ["thread.cleanContextRequested"]
+        await late.aclose()  # type: ignore[attr-defined]
+    finally:
+        await early.aclose()  # type: ignore[attr-defined]
+        await feeds.close()

@@ -1,0 +1,94 @@
+"""Requests refused before execution: malformed bodies and JSON, unsupported methods.
+
+Strawberry answers these with plain-text 4xx; clients of this API always get a
+GraphQL-shaped body with `extensions.code` instead, and never a 5xx.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from cross_web import HTTPException
+from graphql import GraphQLError, OperationDefinitionNode, parse
+from starlette.responses import JSONResponse
+from strawberry.extensions import SchemaExtension
+from strawberry.types.graphql import OperationType
+
+from api.auth import TokenBook
+from graph.errors import ErrorCode, ThreadlineError, invalid
+
+STATUS_BY_REASON = {"Unsupported content type": 415}
+
+
+def decode_json(data: str | bytes, max_depth: int) -> object:
+    """JSON as Strawberry expects it, with every way a body can be malformed made a
+    JSONDecodeError (which Strawberry answers as a request error): invalid UTF-8,
+    and nesting deeper than `max_depth`, which would otherwise exhaust the stack."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        value = json.loads(text)
+    except UnicodeDecodeError as error:
+        raise json.JSONDecodeError("The body is not valid UTF-8", "", error.start) from error
+    except RecursionError as error:
+        raise json.JSONDecodeError(f"JSON nested deeper than {max_depth}", "", 0) from error
+    if _depth(value) > max_depth:
+        raise json.JSONDecodeError(f"JSON nested deeper than {max_depth}", "", 0)
+    return value
+
+
+def _depth(value: object) -> int:
+    """Nesting depth of a decoded JSON value, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def refusal_response(
+    error: HTTPException, tokens: TokenBook, authorization: str | None
+) -> JSONResponse:
+    """A coded GraphQL error body; an unauthenticated caller learns only that."""
+    try:
+        tokens.authenticate(authorization)
+    except ThreadlineError as refused:
+        return _body(401, ErrorCode.UNAUTHENTICATED, refused.message)
+    status = STATUS_BY_REASON.get(error.reason, error.status_code)
+    return _body(status, ErrorCode.INVALID_INPUT, error.reason)
+
+
+def _body(status: int, code: ErrorCode, message: str) -> JSONResponse:
+    return JSONResponse(
+        {"errors": [{"message": message, "extensions": {"code": code.value}}]},
+        status_code=status,
+    )
+
+
+class SubscriptionsOverWebsocket(SchemaExtension):
+    """A subscription sent over HTTP would run as a one-shot field: refuse it."""
+
+    def on_execute(self) -> Iterator[None]:
+        context = self.execution_context
+        over_socket = getattr(context.context, "socket", None) is not None
+        if context.operation_type is OperationType.SUBSCRIPTION and not over_socket:
+            raise invalid("Subscriptions need a websocket speaking graphql-transport-ws.")
+        yield
+
+
+def unnamed_choice(query: str | None, operation_name: str | None, max_tokens: int) -> str | None:
+    """Why a request is refused when it has several operations and names none (the GraphQL
+    spec's request error), else None. Unparsable documents are left to the executor."""
+    if operation_name is not None or not query:
+        return None
+    try:
+        document = parse(query, no_location=True, max_tokens=max_tokens)
+    except GraphQLError:
+        return None
+    count = sum(isinstance(d, OperationDefinitionNode) for d in document.definitions)
+    if count < 2:
+        return None
+    return f"The document has {count} operations; name the one to run in `operationName`."

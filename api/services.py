@@ -1,0 +1,41 @@
+"""What every request shares, built once at start-up: the app's typed lifespan state."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from api.auth import TokenBook
+from api.event_feed import EventFeeds
+from api.settings import Settings
+from graph.store import Store
+from resolvers.providers import ProviderRegistry
+
+
+@dataclass
+class SocketSlots:
+    """Open websocket connections per token, bounded by a setting."""
+
+    limit: int
+    open: Counter[str] = field(default_factory=Counter)
+
+    def take(self, holder: str) -> bool:
+        if self.open[holder] >= self.limit:
+            return False
+        self.open[holder] += 1
+        return True
+
+    def give_back(self, holder: str) -> None:
+        self.open[holder] -= 1
+        if self.open[holder] <= 0:
+            del self.open[holder]
+
+
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    store: Store
+    providers: ProviderRegistry
+    tokens: TokenBook
+    feeds: EventFeeds
+    sockets: SocketSlots
