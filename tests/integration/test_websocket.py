@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
+from contextlib import AsyncExitStack
 from typing import Any
 
+import httpx
 import pytest
 import websockets
 
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import new_thread
+from tests.conftest import GraphQLClient, serve
+from tests.integration.helpers import new_thread, tokens_file
 
 SUBSCRIBE = "subscription($id: ID!) { threadEvents(threadId: $id) { type threadId } }"
 
@@ -70,3 +73,116 @@ async def test_legacy_graphql_ws_protocol_is_refused(live: GraphQLClient) -> Non
             await ws.send(json.dumps({"type": "connection_init"}))
             await asyncio.wait_for(ws.recv(), 5)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4406
+
+
+TOKENS = {"ws-token": ("ws-w", "write")}
+SUBSCRIPTIONS_PER_CONNECTION = 2
+CONNECTIONS_PER_TOKEN = 2
+
+
+@pytest.fixture(scope="module")
+def secured_ws(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("ws")
+    yield from serve(
+        neo4j_uri,
+        folder,
+        TOKENS_FILE=str(tokens_file(folder, TOKENS)),
+        MAX_SUBSCRIPTIONS_PER_CONNECTION=str(SUBSCRIPTIONS_PER_CONNECTION),
+        MAX_CONNECTIONS_PER_TOKEN=str(CONNECTIONS_PER_TOKEN),
+    )
+
+
+def socket(base: str, headers: dict[str, str] | None = None) -> Any:
+    url = base.replace("http://", "ws://") + "/graphql"
+    return websockets.connect(
+        url,
+        subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+        additional_headers=headers or {},
+    )
+
+
+async def init(ws: Any, payload: dict[str, Any] | None = None) -> None:
+    await ws.send(json.dumps({"type": "connection_init", "payload": payload or {}}))
+
+
+async def closed_with(ws: Any) -> int | None:
+    with pytest.raises(websockets.exceptions.ConnectionClosed) as closed:
+        await asyncio.wait_for(ws.recv(), 10)
+    return closed.value.rcvd.code if closed.value.rcvd else None
+
+
+async def subscribe(ws: Any, op: str, thread: str) -> None:
+    message = {"query": SUBSCRIBE, "variables": {"id": thread}}
+    await ws.send(json.dumps({"id": op, "type": "subscribe", "payload": message}))
+
+
+async def new_secured_thread(base: str) -> str:
+    async with httpx.AsyncClient(base_url=base, headers=BEARER) as http:
+        body = (
+            await http.post("/graphql", json={"query": "mutation { createThread { id } }"})
+        ).json()
+    return str(body["data"]["createThread"]["id"])
+
+
+BEARER = {"Authorization": "Bearer ws-token"}
+
+
+async def test_browser_sends_its_token_in_connection_init(secured_ws: str) -> None:
+    thread = await new_secured_thread(secured_ws)
+    async with socket(secured_ws) as ws:
+        await init(ws, {"Authorization": "Bearer ws-token"})
+        assert (await receive(ws))["type"] == "connection_ack"
+        await subscribe(ws, "1", thread)
+        first = await receive(ws)
+        assert first["payload"]["data"]["threadEvents"]["type"] == "thread.created"
+
+
+@pytest.mark.parametrize("payload", [{}, {"Authorization": "Bearer not-a-token"}])
+async def test_unauthenticated_connection_is_closed_at_init(
+    secured_ws: str, payload: dict[str, str]
+) -> None:
+    async with socket(secured_ws) as ws:
+        await init(ws, payload)
+        assert await closed_with(ws) == 4403
+
+
+async def test_a_bad_header_token_is_not_rescued_by_the_payload(secured_ws: str) -> None:
+    async with socket(secured_ws, {"Authorization": "Bearer wrong"}) as ws:
+        await init(ws, {"Authorization": "Bearer ws-token"})
+        assert await closed_with(ws) == 4403
+
+
+async def test_subscriptions_per_connection_are_limited_with_a_code(secured_ws: str) -> None:
+    thread = await new_secured_thread(secured_ws)
+    async with socket(secured_ws, BEARER) as ws:
+        await init(ws)
+        await receive(ws)
+        for n in range(SUBSCRIPTIONS_PER_CONNECTION):
+            await subscribe(ws, str(n), thread)
+            assert (await receive(ws))["type"] == "next"
+        await subscribe(ws, "over", thread)
+        refused = await receive(ws)
+        assert (refused["id"], refused["type"]) == ("over", "error")
+        assert refused["payload"][0]["extensions"]["code"] == "INVALID_INPUT"
+
+
+async def test_connections_per_token_are_limited(secured_ws: str) -> None:
+    async with AsyncExitStack() as stack:
+        for _ in range(CONNECTIONS_PER_TOKEN):
+            ws = await stack.enter_async_context(socket(secured_ws, BEARER))
+            await init(ws)
+            assert (await receive(ws))["type"] == "connection_ack"
+        async with socket(secured_ws, BEARER) as extra:
+            await init(extra)
+            assert await closed_with(extra) == 4429
+    # Closed connections give their slots back.
+    async with socket(secured_ws, BEARER) as ws:
+        await init(ws)
+        assert (await receive(ws))["type"] == "connection_ack"
+
+
+async def test_deeply_nested_connection_init_gets_a_close_frame(secured_ws: str) -> None:
+    async with socket(secured_ws, BEARER) as ws:
+        deep = '{"a":' * 1000 + "1" + "}" * 1000
+        await ws.send('{"type": "connection_init", "payload": ' + deep + "}")
+        assert await closed_with(ws) == 4400
