@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 import typer
 import uvicorn
 
+from api.auth import OPEN_WORKSPACE
 from api.settings import Settings, test_neo4j
 from graph.local_neo4j import LocalNeo4j, LocalNeo4jError
+
+if TYPE_CHECKING:
+    from api.demo import DemoFamily
 
 app = typer.Typer(help="Threadline: lineage and context transfer for coding-agent threads.")
 neo4j_app = typer.Typer(help="The managed local Neo4j (no Docker needed).")
@@ -93,6 +98,49 @@ def neo4j_status(test: bool = typer.Option(False, help="The throwaway test serve
         raise typer.Exit(3)
     answers = "answers" if instance.answers() else "does not answer yet"
     typer.echo(f"running (pid {pid}) at {instance.uri}, {answers}")
+
+
+@app.command()
+def demo(
+    workspace: str = typer.Option("default", help="The workspace to seed."),
+    url: str | None = typer.Option(
+        None, help="Seed a running Threadline at this base URL instead of in-process."
+    ),
+    token: str | None = typer.Option(
+        None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."
+    ),
+) -> None:
+    """Seed a realistic thread family through the GraphQL API; print its /lineage URL."""
+    from api.demo import seed_demo
+    from api.demo_client import DemoError, in_process, remote
+    from api.target import quiet_driver_notifications
+
+    settings = Settings()
+    quiet_driver_notifications()
+
+    async def seed() -> DemoFamily:
+        client = remote(url, token) if url else in_process(settings, workspace)
+        async with client as gql:
+            return await seed_demo(gql)
+
+    try:
+        family = asyncio.run(seed())
+    except (DemoError, LocalNeo4jError, OSError) as error:
+        typer.echo(f"The demo could not be seeded: {error}", err=True)
+        raise typer.Exit(1) from error
+    for role, thread_id in family.threads.items():
+        typer.echo(f"{role:<16} {thread_id}")
+    base = url.rstrip("/") if url else f"http://{_browsable(settings.host)}:{settings.port}"
+    typer.echo(f"\nOpen {base}/lineage?thread={family.root}")
+    if not url:
+        typer.echo("(with `threadline serve` running)")
+    if workspace != OPEN_WORKSPACE and not url:
+        typer.echo(f"The page shows workspace {workspace!r} to a token of that workspace.")
+
+
+def _browsable(host: str) -> str:
+    """A bind-all address is not one a browser can open; the loopback one is."""
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
 
 
 @app.command("export-schema")
