@@ -9,6 +9,7 @@ import typer
 import uvicorn
 
 from api.auth import OPEN_WORKSPACE
+from api.cypher_cli import cypher_app
 from api.settings import Settings, test_neo4j
 from graph.local_neo4j import LocalNeo4j, LocalNeo4jError
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Threadline: lineage and context transfer for coding-agent threads.")
 neo4j_app = typer.Typer(help="The managed local Neo4j (no Docker needed).")
 app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(cypher_app, name="cypher")
 
 
 def _instance(test: bool) -> LocalNeo4j:
