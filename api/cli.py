@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -10,6 +11,7 @@ import uvicorn
 
 from api.auth import OPEN_WORKSPACE
 from api.cypher_cli import cypher_app
+from api.export_formats import ExportFormat
 from api.settings import Settings, test_neo4j
 from graph.local_neo4j import LocalNeo4j, LocalNeo4jError
 
@@ -143,6 +145,44 @@ def demo(
 def _browsable(host: str) -> str:
     """A bind-all address is not one a browser can open; the loopback one is."""
     return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+
+
+EXPORT_FORMAT = typer.Option(
+    ExportFormat.json, "--format", "-f", help="json, graphml, mermaid or dot."
+)
+EXPORT_OUTPUT = typer.Option(None, "--output", "-o", help="File to write (default stdout).")
+
+
+@app.command("export")
+def export_family(
+    thread_id: str = typer.Argument(..., help="Any thread of the family."),
+    workspace: str = typer.Option("default", help="The thread's workspace."),
+    fmt: ExportFormat = EXPORT_FORMAT,
+    output: Path | None = EXPORT_OUTPUT,
+) -> None:
+    """Write a thread family's lineage and coverage (read-only, from Neo4j)."""
+    from api.export import load_family
+    from api.export_formats import render
+    from api.target import neo4j_target, quiet_driver_notifications
+    from graph import readonly
+
+    quiet_driver_notifications()
+    try:
+        target = neo4j_target(Settings(), announce=lambda line: typer.echo(line, err=True))
+        with readonly.connect(target.uri, target.auth, target.database) as graph:
+            family = load_family(graph, thread_id, workspace)
+    except (readonly.ConsoleError, LocalNeo4jError) as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(1) from error
+    if family is None:
+        typer.echo(f"No thread {thread_id!r} in workspace {workspace!r}.", err=True)
+        raise typer.Exit(1)
+    text = render(family, fmt)
+    if output is None:
+        typer.echo(text)
+    else:
+        output.write_text(text + "\n")
+        typer.echo(f"wrote {fmt.value} of {len(family.threads)} threads to {output}", err=True)
 
 
 @app.command("export-schema")

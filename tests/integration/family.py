@@ -20,7 +20,7 @@ query($root: ID!) {
       }
       providerThreads {
         id provider status nativeRef
-        coverage { coveredRunOrdinals }
+        coverage { nativeRunOrdinals coveredRunOrdinals }
         handoffs {
           id kind strategy status tokenEstimate createdAt
           coveredRunOrdinals { from to }
