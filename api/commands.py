@@ -591,8 +591,9 @@ class Commands:
         handoffs = [
             plan.to_node(new_id("hnd"), thread_id, pt.id, now) for plan in decision.handoffs
         ]
+        # The signals are kept on the stale thread: analysts ask why it was dropped.
         pt_changes: dict[str, dict[str, Any]] = {
-            stale: {"status": ProviderThreadStatus.STALE}
+            stale: {"status": ProviderThreadStatus.STALE, "staleSignals": decision.stalenessSignals}
             for stale in decision.staleProviderThreadIds
         }
         if not new_pts:

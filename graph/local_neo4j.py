@@ -7,6 +7,7 @@ background. Everything lives under one instance folder, which is git-ignored.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import shutil
@@ -163,7 +164,9 @@ class LocalNeo4j:
 
     def _fetch_jars(self) -> None:
         marker = self.lib_dir / ".complete"
-        if marker.exists():
+        # The stamp names the pom too, so a changed pom (e.g. a new jar) fetches again.
+        stamp = f"{self.version} {hashlib.sha256(_resource('pom.xml').encode()).hexdigest()}"
+        if marker.exists() and marker.read_text() == stamp:
             return
         if shutil.which("mvn") is None:
             raise LocalNeo4jError("Maven (mvn) is needed once to fetch Neo4j from Maven Central.")
@@ -184,7 +187,7 @@ class LocalNeo4j:
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise LocalNeo4jError(f"Fetching Neo4j {self.version} failed:\n{result.stdout[-4000:]}")
-        marker.write_text(self.version)
+        marker.write_text(stamp)
 
     def _write_config(self) -> None:
         for sub in ("conf", "data", "logs", "run"):

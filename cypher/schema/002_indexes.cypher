@@ -3,3 +3,10 @@ DROP INDEX event_thread_seq IF EXISTS;
 CREATE INDEX thread_workspace_created IF NOT EXISTS FOR (n:Thread) ON (n.workspace, n.createdAt, n.id);
 CREATE INDEX event_workspace_thread_seq IF NOT EXISTS FOR (n:ThreadEvent) ON (n.workspace, n.threadId, n.seq);
 CREATE INDEX provider_thread_native_ref IF NOT EXISTS FOR (n:ProviderThread) ON (n.nativeRef)
+;
+// Starting points of the analysis queries (cypher/analysis/): each reads one workspace.
+CREATE INDEX thread_workspace IF NOT EXISTS FOR (n:Thread) ON (n.workspace);
+CREATE INDEX run_workspace_status IF NOT EXISTS FOR (n:Run) ON (n.workspace, n.status);
+CREATE INDEX provider_thread_workspace_status IF NOT EXISTS FOR (n:ProviderThread) ON (n.workspace, n.status);
+CREATE INDEX handoff_workspace_status IF NOT EXISTS FOR (n:ContextHandoff) ON (n.workspace, n.status);
+CREATE INDEX transfer_workspace_status IF NOT EXISTS FOR (n:ContextTransfer) ON (n.workspace, n.status)

@@ -253,7 +253,9 @@ async def test_provenance_is_one_match(gql: GraphQLClient, store: Store) -> None
     first = (await gql(FIRST_RUN, id=fork["id"], provider="claude"))["startRun"]
 
     async def provenance(tx: Tx) -> list[dict[str, Any]]:
-        return await tx.rows("analysis/context_provenance", runId=first["run"]["id"])
+        return await tx.rows(
+            "analysis/context_provenance", runId=first["run"]["id"], workspace="default"
+        )
 
     [row] = await store.read(provenance)
     assert row["transferType"] == "FORK"

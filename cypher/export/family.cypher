@@ -1,0 +1,38 @@
+// A thread's whole family, for `threadline export`: one row per thread under its root
+// (depth from the root), with its runs, the lineage edge from its parent and the transfer
+// that opened it, and its provider threads with their native and handoff-covered runs
+// (docs/MODEL.md: history runs only; handoff coverage counts READY handoffs about the
+// provider thread's own thread). Lineage is a tree, walked down at most 100 hops.
+MATCH (start:Thread {id: $threadId, workspace: $workspace})
+MATCH (root:Thread {id: start.rootId, workspace: $workspace})
+MATCH p = (root)-[:FORK|SUBAGENT*0..100]->(t:Thread)
+WITH t, length(p) AS depth
+ORDER BY depth, t.createdAt, t.id
+RETURN t {.id, .title, .relationshipToParent, .parentId, .createdBy} AS thread, depth,
+  COLLECT {
+    MATCH (t)-[:HAS_RUN]->(r:Run)
+    RETURN r {.ordinal, .provider, .status} ORDER BY r.ordinal
+  } AS runs,
+  COLLECT {
+    MATCH (parent:Thread)-[e:FORK|SUBAGENT]->(t)
+    OPTIONAL MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
+    WHERE x.type IN ['FORK', 'SUBAGENT_SPAWN']
+    RETURN {parent: parent.id, relationship: type(e), sourceRunOrdinal: e.sourceRunOrdinal,
+            transfer: x.id, transferStatus: x.status, resolution: x.resolutionStrategy}
+  } AS parentEdges,
+  COLLECT {
+    MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
+    RETURN pt {.id, .provider, .status, .nativeRef, .forkedFromId,
+      native: COLLECT {
+        MATCH (r:Run)-[:EXECUTED_ON]->(pt)
+        WHERE r.status IN ['COMPLETED', 'FAILED', 'INTERRUPTED']
+        RETURN r.ordinal ORDER BY r.ordinal
+      },
+      handedOver: COLLECT {
+        MATCH (pt)<-[:DELIVERED_TO]-(h:ContextHandoff)-[:COVERS]->(r:Run)
+        WHERE h.status = 'READY' AND r.threadId = t.id
+          AND r.status IN ['COMPLETED', 'FAILED', 'INTERRUPTED']
+        RETURN DISTINCT r.ordinal ORDER BY r.ordinal
+      }
+    } ORDER BY pt.createdAt, pt.id
+  } AS providerThreads
