@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     max_query_depth: int = 15
     max_query_tokens: int = 5000
     max_aliases: int = 30
-    max_query_cost: int = Field(default=50_000, description="see api/cost.py")
+    max_query_cost: int = Field(default=1_000_000, description="see api/cost.py")
     max_page_size: int = 200
     max_text_chars: int = 100_000
     max_name_chars: int = 500

@@ -2,8 +2,7 @@
 DROP INDEX event_thread_seq IF EXISTS;
 CREATE INDEX thread_workspace_created IF NOT EXISTS FOR (n:Thread) ON (n.workspace, n.createdAt, n.id);
 CREATE INDEX event_workspace_thread_seq IF NOT EXISTS FOR (n:ThreadEvent) ON (n.workspace, n.threadId, n.seq);
-CREATE INDEX provider_thread_native_ref IF NOT EXISTS FOR (n:ProviderThread) ON (n.nativeRef)
-;
+CREATE INDEX provider_thread_native_ref IF NOT EXISTS FOR (n:ProviderThread) ON (n.nativeRef);
 // Starting points of the analysis queries (cypher/analysis/): each reads one workspace.
 CREATE INDEX thread_workspace IF NOT EXISTS FOR (n:Thread) ON (n.workspace);
 CREATE INDEX run_workspace_status IF NOT EXISTS FOR (n:Run) ON (n.workspace, n.status);

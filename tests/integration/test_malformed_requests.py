@@ -154,7 +154,8 @@ def test_a_costly_query_is_refused_before_it_runs(open_api: str) -> None:
 
 
 def test_cost_counts_variables(open_api: str) -> None:
-    query = "query($n: Int) { threads(first: $n) { edges { node { runs { items { text } } } } } }"
+    page = "threads(first: $n) { edges { node { runs { items { text } } } } }"
+    query = "query($n: Int) { " + " ".join(f"a{k}: {page}" for k in range(10)) + " }"
     few = httpx.post(f"{open_api}/graphql", json={"query": query, "variables": {"n": 2}})
     assert "errors" not in few.json()
     many = httpx.post(f"{open_api}/graphql", json={"query": query, "variables": {"n": 200}})
