@@ -8,8 +8,16 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.models import CheckpointNode, FileDiffStat, RunItem, RunItemKind, RunNode, RunStatus
-from resolvers.summarizer import summarize, token_estimate
+from graph.models import (
+    CheckpointNode,
+    FileDiffStat,
+    HandoffSection,
+    RunItem,
+    RunItemKind,
+    RunNode,
+    RunStatus,
+)
+from resolvers.summarizer import SHORTEN_ORDER, _fit, render, summarize, token_estimate
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -175,3 +183,52 @@ def test_summary_never_exceeds_budget(run_items: list[list[RunItem]], budget: in
     summary = summarize(runs, title="# Context handoff: runs", max_tokens=budget)
     assert summary.tokenEstimate <= budget
     assert summary.tokenEstimate == token_estimate(summary.text)
+
+
+def fit_by_rendering(
+    sections: list[HandoffSection], title: str, max_chars: int
+) -> tuple[list[HandoffSection], str]:
+    """The fitting rule stated plainly (re-render after every dropped line): the spec the
+    fast `_fit` must match byte for byte."""
+    lines = {section.title: list(section.lines) for section in sections}
+    omitted = dict.fromkeys(lines, 0)
+
+    def current() -> list[HandoffSection]:
+        shown = [t for t in lines if lines[t] or omitted[t]]
+        return [
+            HandoffSection(
+                title=t,
+                lines=[*lines[t], f"({omitted[t]} more not shown)"] if omitted[t] else lines[t],
+            )
+            for t in shown
+        ]
+
+    for name in SHORTEN_ORDER:
+        if name not in lines:
+            continue
+        while lines[name] and len(render(title, current())) > max_chars:
+            lines[name].pop()
+            omitted[name] += 1
+        if not lines[name]:
+            omitted[name] = 0
+        if len(render(title, current())) <= max_chars:
+            return current(), title
+    return [], title[: max(0, max_chars - 1)]
+
+
+section_lists = st.lists(
+    st.builds(
+        HandoffSection,
+        title=st.sampled_from(SHORTEN_ORDER),
+        lines=st.lists(st.text(max_size=40), min_size=1, max_size=8),
+    ),
+    max_size=len(SHORTEN_ORDER),
+    unique_by=lambda section: section.title,
+)
+
+
+@given(section_lists, st.text(max_size=20), st.integers(min_value=0, max_value=800))
+def test_fitting_keeps_the_rule_it_states(
+    sections: list[HandoffSection], title: str, max_chars: int
+) -> None:
+    assert _fit(sections, title, max_chars) == fit_by_rendering(sections, title, max_chars)
