@@ -6,6 +6,7 @@ import asyncio
 
 import typer
 import uvicorn
+from pydantic import ValidationError
 
 from api.settings import Settings, test_neo4j
 from graph.local_neo4j import LocalNeo4j, LocalNeo4jError
@@ -15,9 +16,35 @@ neo4j_app = typer.Typer(help="The managed local Neo4j (no Docker needed).")
 app.add_typer(neo4j_app, name="neo4j")
 
 
+def _settings() -> Settings:
+    """The settings, or one line naming the bad variable (never a traceback)."""
+    try:
+        return Settings()
+    except ValidationError as error:
+        problems = "; ".join(
+            f"THREADLINE_{'_'.join(str(part) for part in e['loc']).upper()}: {e['msg']}"
+            for e in error.errors()
+        )
+        typer.echo(f"Invalid setting: {problems}", err=True)
+        raise typer.Exit(2) from error
+
+
 def _instance(test: bool) -> LocalNeo4j:
-    settings = Settings()
-    return test_neo4j(settings.home) if test else settings.local_neo4j()
+    settings = _settings()
+    if test:
+        return test_neo4j(
+            settings.home, settings.test_neo4j_bolt_port, settings.test_neo4j_http_port
+        )
+    return settings.local_neo4j()
+
+
+def _start(instance: LocalNeo4j) -> None:
+    """Start the managed Neo4j, or exit with its one-line reason (and log tail)."""
+    try:
+        instance.start(notify=lambda line: typer.echo(line, err=True))
+    except LocalNeo4jError as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(1) from error
 
 
 @app.command()
@@ -29,7 +56,7 @@ def serve(
     from api.app import create_app, load_tokens
     from api.auth import refuse_open_public_bind
 
-    settings = Settings()
+    settings = _settings()
     if host:
         settings.host = host
     if port:
@@ -41,11 +68,7 @@ def serve(
         raise typer.Exit(2) from error
     if not settings.neo4j_uri:
         typer.echo("THREADLINE_NEO4J_URI is unset: starting the managed local Neo4j...")
-        try:
-            settings.local_neo4j().start()
-        except LocalNeo4jError as error:
-            typer.echo(str(error), err=True)
-            raise typer.Exit(1) from error
+        _start(settings.local_neo4j())
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
 
 
@@ -64,35 +87,52 @@ def migrate() -> None:
     typer.echo(f"applied {asyncio.run(run())} schema statements")
 
 
+TEST_OPTION = typer.Option(False, "--test", help="The throwaway test server.")
+
+
 @neo4j_app.command("start")
-def neo4j_start(test: bool = typer.Option(False, help="The throwaway test server.")) -> None:
+def neo4j_start(test: bool = TEST_OPTION) -> None:
     """Fetch (once) and start Neo4j; returns when it answers queries."""
     instance = _instance(test)
-    try:
-        instance.start()
-    except LocalNeo4jError as error:
-        typer.echo(str(error), err=True)
-        raise typer.Exit(1) from error
+    _start(instance)
     typer.echo(f"Neo4j is up at {instance.uri} (data in {instance.home})")
 
 
 @neo4j_app.command("stop")
-def neo4j_stop(test: bool = typer.Option(False, help="The throwaway test server.")) -> None:
+def neo4j_stop(test: bool = TEST_OPTION) -> None:
     """Stop the managed Neo4j."""
     stopped = _instance(test).stop()
     typer.echo("Neo4j stopped" if stopped else "Neo4j was not running")
 
 
 @neo4j_app.command("status")
-def neo4j_status(test: bool = typer.Option(False, help="The throwaway test server.")) -> None:
-    """Say whether the managed Neo4j runs and answers."""
+def neo4j_status(test: bool = TEST_OPTION) -> None:
+    """Running (exit 0), exited and how (exit 4), or not started (exit 3)."""
     instance = _instance(test)
+    start_hint = f"start it with `threadline neo4j start{' --test' if test else ''}`"
     pid = instance.running_pid()
-    if pid is None:
-        typer.echo("stopped")
-        raise typer.Exit(3)
-    answers = "answers" if instance.answers() else "does not answer yet"
-    typer.echo(f"running (pid {pid}) at {instance.uri}, {answers}")
+    if pid is not None:
+        typer.echo(f"running (pid {pid}) at {instance.uri}, {_answers(instance)}")
+        return
+    exit_status = instance.exit_status()
+    if exit_status is not None:
+        typer.echo(f"{exit_status} — {start_hint}")
+        raise typer.Exit(4)
+    typer.echo(f"not started — {start_hint}")
+    raise typer.Exit(3)
+
+
+def _answers(instance: LocalNeo4j) -> str:
+    try:
+        return "answers" if instance.answers() else "does not answer yet"
+    except LocalNeo4jError as error:
+        return str(error)
+
+
+@neo4j_app.command("uri")
+def neo4j_uri(test: bool = TEST_OPTION) -> None:
+    """Print the Bolt URI the managed Neo4j listens on (or will, at its next start)."""
+    typer.echo(_instance(test).uri)
 
 
 @app.command("export-schema")

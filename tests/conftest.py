@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,7 +28,12 @@ def neo4j_server() -> Iterator[LocalNeo4j | None]:
     if os.environ.get(TEST_URI_ENV):
         yield None
         return
-    instance = test_neo4j(Path(os.environ.get("THREADLINE_HOME", ".threadline")))
+    # Settings pick the folder and any chosen ports; taken default ports move to free ones,
+    # so two clones can run their suites at once.
+    settings = Settings()
+    instance = test_neo4j(
+        settings.home, settings.test_neo4j_bolt_port, settings.test_neo4j_http_port
+    )
     was_running = instance.is_running()
     instance.start()
     yield instance
