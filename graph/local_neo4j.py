@@ -235,11 +235,13 @@ class LocalNeo4j:
         raise LocalNeo4jError(f"Neo4j did not answer within {timeout_s:.0f}s.\n{self.log_tail()}")
 
     def log_tail(self, lines: int = 40) -> str:
-        for log_file in (self.home / "logs" / "neo4j.log", self.console_log):
-            if log_file.exists():
-                tail = log_file.read_text(errors="replace").splitlines()[-lines:]
-                return f"--- last lines of {log_file} ---\n" + "\n".join(tail)
-        return "(no Neo4j log written yet)"
+        # The newest log speaks of this start: a JVM that dies early writes only the console.
+        logs = [log for log in (self.home / "logs" / "neo4j.log", self.console_log) if log.exists()]
+        if not logs:
+            return "(no Neo4j log written yet)"
+        newest = max(logs, key=lambda log_file: log_file.stat().st_mtime)
+        tail = newest.read_text(errors="replace").splitlines()[-lines:]
+        return f"--- last lines of {newest} ---\n" + "\n".join(tail)
 
     # ---- ports ---------------------------------------------------------
 
@@ -378,9 +380,13 @@ class LocalNeo4j:
         process.watch(child, self._record_exit)
 
     def _record_exit(self, pid: int, returncode: int) -> None:
+        # Runs in the reaper thread: a folder removed meanwhile must not end in a traceback.
         record = self.exit_file.with_suffix(".tmp")
-        record.write_text(json.dumps({"pid": pid, "returncode": returncode}) + "\n")
-        record.replace(self.exit_file)
+        try:
+            record.write_text(json.dumps({"pid": pid, "returncode": returncode}) + "\n")
+            record.replace(self.exit_file)
+        except OSError as error:
+            log.warning("Neo4j (pid %s) %s; not recorded: %s", pid, returncode, error)
 
     def _recorded_exit(self, pid: int) -> int | None:
         try:

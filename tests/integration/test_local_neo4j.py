@@ -8,6 +8,7 @@ instances of other clones and engineers are never touched.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+import httpx
 import pytest
 from neo4j import GraphDatabase
 
@@ -32,13 +34,16 @@ CLI_TIMEOUT_S = 180
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
+def home(tmp_path: Path) -> Iterator[Path]:
     """A THREADLINE_HOME of its own whose jar folder is the suite's (a symlink)."""
     jars = managed_test_server(Settings().home)
     jars.fetch_jars()
-    (tmp_path / "neo4j").mkdir()
-    (tmp_path / "neo4j" / jars.lib_dir.name).symlink_to(jars.lib_dir)
-    return tmp_path
+    root = tmp_path / "home"
+    (root / "neo4j").mkdir(parents=True)
+    (root / "neo4j" / jars.lib_dir.name).symlink_to(jars.lib_dir)
+    yield root
+    # A non-throwaway instance preallocates large transaction logs: do not keep them.
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
@@ -178,10 +183,7 @@ def test_a_killed_server_is_reaped_and_its_end_reported(
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
 
-    deadline = time.monotonic() + 30
-    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not Path(f"/proc/{pid}").exists(), "the killed server is left a zombie"
+    assert wait_for(lambda: not Path(f"/proc/{pid}").exists(), 30), "left a zombie"
     assert instance.exit_status() == "exited (signal SIGKILL)"
     status = cli(home, "neo4j", "status", "--test")
     assert status.returncode == 4
@@ -196,6 +198,57 @@ def test_a_killed_server_is_reaped_and_its_end_reported(
     stopped = cli(home, "neo4j", "status", "--test")
     assert stopped.returncode == 3
     assert stopped.stdout.startswith("not started")
+
+
+def test_the_neo4j_serve_started_is_reaped_when_killed(home: Path) -> None:
+    """The issue's case: the API process is the parent that must reap its Neo4j."""
+    bolt, http, api = free_ports(3)
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "serve"],
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("THREADLINE_")},
+            "THREADLINE_HOME": str(home),
+            "THREADLINE_NEO4J_BOLT_PORT": str(bolt),
+            "THREADLINE_NEO4J_HTTP_PORT": str(http),
+            "THREADLINE_PORT": str(api),
+        },
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    pid_file = home / "neo4j" / "default" / "neo4j.pid"
+    try:
+        assert wait_for(lambda: ready(f"http://127.0.0.1:{api}/readyz"), 150)
+        pid = int(pid_file.read_text())
+        assert parent_of(pid) == serve.pid
+        os.kill(pid, signal.SIGKILL)
+        assert wait_for(lambda: not Path(f"/proc/{pid}").exists(), 30), "left a zombie"
+        status = cli(home, "neo4j", "status")
+        assert status.returncode == 4
+        assert status.stdout.startswith("exited (signal SIGKILL)")
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+        Settings(home=home).local_neo4j().stop()
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def ready(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def test_never_talks_to_a_server_it_did_not_start(
