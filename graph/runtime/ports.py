@@ -8,14 +8,18 @@ it checks that the listening socket belongs to the process it launched.
 from __future__ import annotations
 
 import os
+import random
 import socket
-from contextlib import ExitStack
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
 # /proc/net/tcp state code of a listening socket.
 TCP_LISTEN = "0A"
 PROC_TCP_TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
+# Where a server that must move goes: below every OS's ephemeral range (Linux starts at
+# 32768), so outgoing connections never take its port while it is stopped, and at random,
+# so two clones moving at once rarely pick the same one.
+SPARE_PORTS = range(20000, 32768)
 
 
 def is_free(port: int, host: str = LOOPBACK) -> bool:
@@ -34,17 +38,17 @@ def is_free(port: int, host: str = LOOPBACK) -> bool:
 
 
 def free_ports(count: int, avoid: frozenset[int] = frozenset(), host: str = LOOPBACK) -> list[int]:
-    """`count` distinct ports the kernel says are free, none of them in `avoid`."""
+    """`count` distinct free ports, none in `avoid`, drawn at random from SPARE_PORTS."""
     found: list[int] = []
-    with ExitStack() as held:
-        # Holding every socket until all are chosen keeps the ports distinct.
-        while len(found) < count:
-            sock = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
-            sock.bind((host, 0))
-            port = int(sock.getsockname()[1])
-            if port not in avoid:
-                found.append(port)
-    return found
+    candidates = [port for port in SPARE_PORTS if port not in avoid]
+    for port in random.sample(candidates, len(candidates)):
+        if len(found) == count:
+            return found
+        if is_free(port, host):
+            found.append(port)
+    if len(found) == count:
+        return found
+    raise OSError(f"no {count} free ports between {SPARE_PORTS.start} and {SPARE_PORTS.stop - 1}")
 
 
 def listening_inodes(port: int) -> set[int] | None:

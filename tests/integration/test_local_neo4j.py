@@ -200,9 +200,10 @@ def test_a_killed_server_is_reaped_and_its_end_reported(
     assert stopped.stdout.startswith("not started")
 
 
-def test_the_neo4j_serve_started_is_reaped_when_killed(home: Path) -> None:
+def test_the_neo4j_serve_started_is_reaped_when_killed(home: Path, tmp_path: Path) -> None:
     """The issue's case: the API process is the parent that must reap its Neo4j."""
     bolt, http, api = free_ports(3)
+    log = tmp_path / "serve.log"
     serve = subprocess.Popen(
         [sys.executable, "-m", "api.cli", "serve"],
         env={
@@ -212,12 +213,14 @@ def test_the_neo4j_serve_started_is_reaped_when_killed(home: Path) -> None:
             "THREADLINE_NEO4J_HTTP_PORT": str(http),
             "THREADLINE_PORT": str(api),
         },
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
     )
     pid_file = home / "neo4j" / "default" / "neo4j.pid"
     try:
-        assert wait_for(lambda: ready(f"http://127.0.0.1:{api}/readyz"), 150)
+        readyz = f"http://127.0.0.1:{api}/readyz"
+        up = wait_for(lambda: serve.poll() is not None or ready(readyz), 150)
+        assert up and serve.poll() is None, log.read_text()
         pid = int(pid_file.read_text())
         assert parent_of(pid) == serve.pid
         os.kill(pid, signal.SIGKILL)
