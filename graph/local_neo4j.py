@@ -148,19 +148,16 @@ class LocalNeo4j:
 
         `notify` receives one line when a taken port is replaced by a free one.
         """
+        self._launch_unless_running(notify)
         try:
-            self.home.mkdir(parents=True, exist_ok=True)
-            with self._start_lock():
-                if not self.is_running():
-                    self.fetch_jars()
-                    chosen = self._choose_ports(notify)
-                    self._write_config(chosen)
-                    if self.auth_enabled:
-                        self._ensure_password()
-                    self._launch()
-        except OSError as error:
-            raise LocalNeo4jError(f"Starting Neo4j in {self.home} failed: {error}") from error
-        self.wait_until_ready()
+            self.wait_until_ready()
+        except LocalNeo4jError:
+            # Another clone may bind a port between our check and the JVM's bind.
+            if not self._lost_a_port_race():
+                raise
+            notify("Another program took a port while Neo4j started: starting it on other ports.")
+            self._launch_unless_running(notify)
+            self.wait_until_ready()
 
     def stop(self, timeout_s: float = 60.0) -> bool:
         """SIGTERM the server and wait for a clean shutdown; True if one was running."""
@@ -245,6 +242,14 @@ class LocalNeo4j:
 
     # ---- ports ---------------------------------------------------------
 
+    def _lost_a_port_race(self) -> bool:
+        """Our server is gone and a port it was to take, one we may move, is now taken."""
+        if self.is_running():
+            return False
+        explicit = (self.bolt_port, self.http_port)
+        ports = self.ports()
+        return any(explicit[i] is None and not net.is_free(ports[i]) for i in range(len(ports)))
+
     def _remembered_ports(self) -> Ports | None:
         try:
             saved = json.loads(self.ports_file.read_text())
@@ -284,6 +289,20 @@ class LocalNeo4j:
         return chosen
 
     # ---- steps ---------------------------------------------------------
+
+    def _launch_unless_running(self, notify: Notify) -> None:
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+            with self._start_lock():
+                if not self.is_running():
+                    self.fetch_jars()
+                    chosen = self._choose_ports(notify)
+                    self._write_config(chosen)
+                    if self.auth_enabled:
+                        self._ensure_password()
+                    self._launch()
+        except OSError as error:
+            raise LocalNeo4jError(f"Starting Neo4j in {self.home} failed: {error}") from error
 
     @contextmanager
     def _start_lock(self) -> Iterator[None]:

@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -119,6 +120,35 @@ def test_a_taken_default_port_moves_to_a_free_one_that_is_remembered(
         assert cli(home, "neo4j", "stop", "--test").stdout.strip() == "Neo4j stopped"
     assert not instance.is_running()
     assert cli(home, "neo4j", "status", "--test").returncode == 3
+
+
+def test_a_port_taken_while_neo4j_starts_makes_it_start_on_another(
+    home: Path, launched: Callable[[LocalNeo4j], LocalNeo4j]
+) -> None:
+    """Two clones starting at once: the one whose JVM loses the bind moves, once."""
+    bolt, http = free_ports(2)
+    instance = launched(throwaway(home, "raced", default_ports=Ports(bolt, http)))
+    notices: list[str] = []
+    rival_errors: list[BaseException] = []
+    with socket.socket() as rival:
+
+        def take_bolt_once_launched() -> None:
+            try:
+                assert wait_for(instance.pid_file.exists, 60)
+                rival.bind(("127.0.0.1", bolt))
+                rival.listen()
+            except BaseException as error:
+                rival_errors.append(error)
+
+        taker = threading.Thread(target=take_bolt_once_launched)
+        taker.start()
+        instance.start(notify=notices.append)
+        taker.join()
+        assert not rival_errors
+        assert instance.ports().bolt != bolt
+        assert query_one(instance.uri, None, "RETURN 1") == 1
+        assert any("while Neo4j started" in notice for notice in notices)
+        assert any(str(bolt) in notice for notice in notices)
 
 
 def test_a_taken_port_the_user_chose_stops_with_one_line(home: Path) -> None:
