@@ -23,7 +23,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -164,12 +164,14 @@ class LocalNeo4j:
         pid = self.running_pid()
         if pid is None:
             return False
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and process.alive(pid):
-            time.sleep(POLL_INTERVAL_S)
-        if process.alive(pid):
-            os.kill(pid, signal.SIGKILL)
+        # It may die on its own meanwhile: that is a stop too.
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline and process.alive(pid):
+                time.sleep(POLL_INTERVAL_S)
+            if process.alive(pid):
+                os.kill(pid, signal.SIGKILL)
         # Wait for our reaper, so a stop is not later mistaken for a crash.
         process.settle(pid)
         self.pid_file.unlink(missing_ok=True)
