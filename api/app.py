@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -205,11 +206,18 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
+    # The Neo4j this app starts itself, whose death /readyz can explain.
+    managed = settings.local_neo4j() if store is None and not settings.neo4j_uri else None
+
     async def readyz(_: Request) -> Response:
         try:
             await running.get().store.ping()
         except ThreadlineError as error:
-            return JSONResponse({"status": "unavailable", "reason": error.message}, status_code=503)
+            reason = error.message
+            ended = await asyncio.to_thread(managed.exit_status) if managed else None
+            if ended:
+                reason += f" The managed Neo4j {ended}: start it with `threadline neo4j start`."
+            return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         return JSONResponse({"status": "ready"})
 
     return Starlette(

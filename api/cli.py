@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import os
+import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 import uvicorn
+from pydantic import ValidationError
 
 from api.auth import OPEN_WORKSPACE
 from api.cypher_cli import cypher_app
@@ -24,9 +29,48 @@ app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(cypher_app, name="cypher")
 
 
+def _settings() -> Settings:
+    """The settings, or one line naming the bad variable (never a traceback)."""
+    try:
+        return Settings()
+    except ValidationError as error:
+        problems = "; ".join(
+            f"THREADLINE_{'_'.join(str(part) for part in e['loc']).upper()}: {e['msg']}"
+            for e in error.errors()
+        )
+        typer.echo(f"Invalid setting: {problems}", err=True)
+        raise typer.Exit(2) from error
+
+
 def _instance(test: bool) -> LocalNeo4j:
-    settings = Settings()
-    return test_neo4j(settings.home) if test else settings.local_neo4j()
+    settings = _settings()
+    if test:
+        return test_neo4j(
+            settings.home, settings.test_neo4j_bolt_port, settings.test_neo4j_http_port
+        )
+    return settings.local_neo4j()
+
+
+def _start(instance: LocalNeo4j) -> None:
+    """Start the managed Neo4j, or exit with its one-line reason (and log tail)."""
+    try:
+        instance.start(notify=lambda line: typer.echo(line, err=True))
+    except LocalNeo4jError as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(1) from error
+
+
+def _check_tokens_file(settings: Settings) -> None:
+    path = settings.tokens_file
+    if path is None or path.is_file():
+        return
+    what = "is a directory" if path.is_dir() else "does not exist"
+    typer.echo(
+        f"THREADLINE_TOKENS_FILE {path} {what}: create it with "
+        f"`threadline new-token NAME --workspace W --append {path}`.",
+        err=True,
+    )
+    raise typer.Exit(2)
 
 
 @app.command()
@@ -38,11 +82,12 @@ def serve(
     from api.app import create_app, load_tokens
     from api.auth import refuse_open_public_bind
 
-    settings = Settings()
+    settings = _settings()
     if host:
         settings.host = host
     if port:
         settings.port = port
+    _check_tokens_file(settings)
     try:
         refuse_open_public_bind(settings.host, load_tokens(settings))
     except ValueError as error:
@@ -50,11 +95,7 @@ def serve(
         raise typer.Exit(2) from error
     if not settings.neo4j_uri:
         typer.echo("THREADLINE_NEO4J_URI is unset: starting the managed local Neo4j...")
-        try:
-            settings.local_neo4j().start()
-        except LocalNeo4jError as error:
-            typer.echo(str(error), err=True)
-            raise typer.Exit(1) from error
+        _start(settings.local_neo4j())
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
 
 
@@ -73,35 +114,52 @@ def migrate() -> None:
     typer.echo(f"applied {asyncio.run(run())} schema statements")
 
 
+TEST_OPTION = typer.Option(False, "--test", help="The throwaway test server.")
+
+
 @neo4j_app.command("start")
-def neo4j_start(test: bool = typer.Option(False, help="The throwaway test server.")) -> None:
+def neo4j_start(test: bool = TEST_OPTION) -> None:
     """Fetch (once) and start Neo4j; returns when it answers queries."""
     instance = _instance(test)
-    try:
-        instance.start()
-    except LocalNeo4jError as error:
-        typer.echo(str(error), err=True)
-        raise typer.Exit(1) from error
+    _start(instance)
     typer.echo(f"Neo4j is up at {instance.uri} (data in {instance.home})")
 
 
 @neo4j_app.command("stop")
-def neo4j_stop(test: bool = typer.Option(False, help="The throwaway test server.")) -> None:
+def neo4j_stop(test: bool = TEST_OPTION) -> None:
     """Stop the managed Neo4j."""
     stopped = _instance(test).stop()
     typer.echo("Neo4j stopped" if stopped else "Neo4j was not running")
 
 
 @neo4j_app.command("status")
-def neo4j_status(test: bool = typer.Option(False, help="The throwaway test server.")) -> None:
-    """Say whether the managed Neo4j runs and answers."""
+def neo4j_status(test: bool = TEST_OPTION) -> None:
+    """Running (exit 0), exited and how (exit 4), or not started (exit 3)."""
     instance = _instance(test)
+    start_hint = f"start it with `threadline neo4j start{' --test' if test else ''}`"
     pid = instance.running_pid()
-    if pid is None:
-        typer.echo("stopped")
-        raise typer.Exit(3)
-    answers = "answers" if instance.answers() else "does not answer yet"
-    typer.echo(f"running (pid {pid}) at {instance.uri}, {answers}")
+    if pid is not None:
+        typer.echo(f"running (pid {pid}) at {instance.uri}, {_answers(instance)}")
+        return
+    exit_status = instance.exit_status()
+    if exit_status is not None:
+        typer.echo(f"{exit_status} — {start_hint}")
+        raise typer.Exit(4)
+    typer.echo(f"not started — {start_hint}")
+    raise typer.Exit(3)
+
+
+def _answers(instance: LocalNeo4j) -> str:
+    try:
+        return "answers" if instance.answers() else "does not answer yet"
+    except LocalNeo4jError as error:
+        return str(error)
+
+
+@neo4j_app.command("uri")
+def neo4j_uri(test: bool = TEST_OPTION) -> None:
+    """Print the Bolt URI the managed Neo4j listens on (or will, at its next start)."""
+    typer.echo(_instance(test).uri)
 
 
 @app.command()
@@ -198,18 +256,39 @@ def new_token(
     name: str = typer.Argument(..., help="Who the token is for."),
     workspace: str = typer.Option("default", help="The workspace it sees."),
     scope: str = typer.Option("write", help="read, write or admin."),
+    append: Annotated[
+        Path | None, typer.Option(help="Append the entry to this tokens file (created if missing).")
+    ] = None,
 ) -> None:
     """Make a bearer token: prints it once, and the [[tokens]] entry for the tokens file."""
-    import hashlib
-    import secrets
-
     token = secrets.token_urlsafe(32)
-    digest = hashlib.sha256(token.encode()).hexdigest()
-    typer.echo(f"token (shown once): {token}\n")
-    typer.echo(
-        f'[[tokens]]\nname = "{name}"\nsha256 = "{digest}"\nscopes = ["{scope}"]\n'
-        f'workspace = "{workspace}"'
+    # JSON strings are valid TOML basic strings, so any name or workspace is quoted right.
+    entry = (
+        f"[[tokens]]\nname = {json.dumps(name)}\n"
+        f'sha256 = "{hashlib.sha256(token.encode()).hexdigest()}"\n'
+        f"scopes = [{json.dumps(scope)}]\nworkspace = {json.dumps(workspace)}\n"
     )
+    if append is not None:
+        _append_token(append, entry)
+        typer.echo(f"token (shown once): {token}\n\nentry {name!r} appended to {append}")
+        return
+    typer.echo(f"token (shown once): {token}\n")
+    typer.echo(entry, nl=False)
+
+
+def _append_token(path: Path, entry: str) -> None:
+    """Append `entry`, keeping the file a valid tokens file; exit with one line if it cannot."""
+    from api.auth import TokenBook
+
+    try:
+        existing = path.read_text() if path.exists() else ""
+        TokenBook.from_toml(existing + "\n" + entry)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a") as tokens:
+            tokens.write(("\n" if existing.strip() else "") + entry)
+    except (OSError, ValueError) as error:
+        typer.echo(f"Cannot append to {path}: {error}", err=True)
+        raise typer.Exit(2) from error
 
 
 if __name__ == "__main__":

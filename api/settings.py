@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graph.local_neo4j import LocalNeo4j
+from graph.local_neo4j import LocalNeo4j, Ports
 from resolvers.policy import StalenessPolicy
 
 
@@ -47,9 +47,19 @@ class Settings(BaseSettings):
     max_connections_per_token: int = 20
     subscription_poll_s: float = Field(default=0.5, description="one Neo4j poll per interval")
     db_timeout_s: float = 5.0
+    # Ports of the managed local Neo4j (and of the test one). Unset: the defaults, or
+    # free ports when those are taken; set: that port, and a clear stop when it is taken.
+    neo4j_bolt_port: int | None = Field(default=None, ge=1, le=65535)
+    neo4j_http_port: int | None = Field(default=None, ge=1, le=65535)
+    test_neo4j_bolt_port: int | None = Field(default=None, ge=1, le=65535)
+    test_neo4j_http_port: int | None = Field(default=None, ge=1, le=65535)
 
     def local_neo4j(self) -> LocalNeo4j:
-        return LocalNeo4j(self.home / "neo4j" / "default")
+        return LocalNeo4j(
+            self.home / "neo4j" / "default",
+            bolt_port=self.neo4j_bolt_port,
+            http_port=self.neo4j_http_port,
+        )
 
     def staleness_policy(self) -> StalenessPolicy:
         return StalenessPolicy(
@@ -59,12 +69,16 @@ class Settings(BaseSettings):
         )
 
 
-def test_neo4j(home: Path) -> LocalNeo4j:
+def test_neo4j(
+    home: Path, bolt_port: int | None = None, http_port: int | None = None
+) -> LocalNeo4j:
     """The throwaway server the test suite starts: own ports, auth off."""
     return LocalNeo4j(
         home / "neo4j" / "test",
-        bolt_port=7688,
-        http_port=7475,
+        bolt_port=bolt_port,
+        http_port=http_port,
         auth_enabled=False,
         throwaway=True,
+        default_ports=Ports(7688, 7475),
+        port_settings=("THREADLINE_TEST_NEO4J_BOLT_PORT", "THREADLINE_TEST_NEO4J_HTTP_PORT"),
     )

@@ -2,24 +2,39 @@
 
 The server jars come from Maven Central (cached in ~/.m2), the configuration is
 written from a template, and the JVM runs the server's own entry point in the
-background. Everything lives under one instance folder, which is git-ignored.
+background. Everything lives under one instance folder, which is git-ignored:
+the pid, the ports in use, the generated password and how the server last ended.
+
+The runtime never talks to a server it did not start: ports are bind-tested
+before a launch (a taken one is replaced by a free one, or is an error when the
+user chose it), and a port is only spoken to while its listening socket belongs
+to the process we launched.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import json
+import logging
 import os
 import secrets
 import shutil
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 from neo4j import GraphDatabase
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
+
+from graph.runtime import ports as net
+from graph.runtime import process
 
 NEO4J_VERSION = "5.26.30"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
@@ -40,24 +55,44 @@ JVM_FLAGS = [
 ]
 READY_TIMEOUT_S = 120.0
 POLL_INTERVAL_S = 0.5
+PORT_LABELS = ("Bolt", "HTTP")
+
+log = logging.getLogger("threadline.neo4j")
+Notify = Callable[[str], None]
 
 
 class LocalNeo4jError(RuntimeError):
     """The managed server could not be fetched, started or reached."""
 
 
+class Ports(NamedTuple):
+    bolt: int
+    http: int
+
+
+DEFAULT_PORTS = Ports(bolt=7687, http=7474)
+
+
 @dataclass(frozen=True)
 class LocalNeo4j:
-    """One managed server instance: its folder, ports and auth mode."""
+    """One managed server instance: its folder, ports and auth mode.
+
+    `bolt_port`/`http_port` are the user's explicit choice: taken means stop.
+    Unset, the server takes `default_ports` or the ports it used last, and
+    moves to free ones (remembered in ports.json) when those are taken.
+    `port_settings` name the settings that choose each port, for messages.
+    """
 
     home: Path
-    bolt_port: int = 7687
-    http_port: int = 7474
+    bolt_port: int | None = None
+    http_port: int | None = None
     auth_enabled: bool = True
     heap: str = "512m"
     pagecache: str = "256m"
     throwaway: bool = False
     version: str = NEO4J_VERSION
+    default_ports: Ports = DEFAULT_PORTS
+    port_settings: tuple[str, str] = ("THREADLINE_NEO4J_BOLT_PORT", "THREADLINE_NEO4J_HTTP_PORT")
 
     def __post_init__(self) -> None:
         # Maven and the JVM resolve relative paths from other folders.
@@ -65,7 +100,7 @@ class LocalNeo4j:
 
     @property
     def uri(self) -> str:
-        return f"bolt://127.0.0.1:{self.bolt_port}"
+        return f"bolt://127.0.0.1:{self.ports().bolt}"
 
     @property
     def lib_dir(self) -> Path:
@@ -75,6 +110,14 @@ class LocalNeo4j:
     @property
     def pid_file(self) -> Path:
         return self.home / "neo4j.pid"
+
+    @property
+    def ports_file(self) -> Path:
+        return self.home / "ports.json"
+
+    @property
+    def exit_file(self) -> Path:
+        return self.home / "exit.json"
 
     @property
     def password_file(self) -> Path:
@@ -92,84 +135,197 @@ class LocalNeo4j:
             return None
         return ("neo4j", self.password_file.read_text().strip())
 
+    def ports(self) -> Ports:
+        """Where the server listens while it runs, else where its next start will try first."""
+        remembered = self._remembered_ports()
+        if remembered is not None and self.is_running():
+            return remembered
+        return self._wanted_ports(remembered)
+
     # ---- lifecycle -----------------------------------------------------
 
-    def start(self) -> None:
-        """Start the server unless it already runs; return once it answers queries."""
-        if self.is_running():
+    def start(self, notify: Notify = log.warning) -> None:
+        """Start the server unless it already runs; return once it answers queries.
+
+        `notify` receives one line when a taken port is replaced by a free one.
+        """
+        self._launch_unless_running(notify)
+        try:
             self.wait_until_ready()
-            return
-        self._fetch_jars()
-        self._write_config()
-        if self.auth_enabled:
-            self._ensure_password()
-        self._launch()
-        self.wait_until_ready()
+        except LocalNeo4jError:
+            # Another clone may bind a port between our check and the JVM's bind.
+            if not self._lost_a_port_race():
+                raise
+            notify("Another program took a port while Neo4j started: starting it on other ports.")
+            self._launch_unless_running(notify)
+            self.wait_until_ready()
 
     def stop(self, timeout_s: float = 60.0) -> bool:
         """SIGTERM the server and wait for a clean shutdown; True if one was running."""
         pid = self.running_pid()
         if pid is None:
             return False
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and _alive(pid):
-            time.sleep(POLL_INTERVAL_S)
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
+        # It may die on its own meanwhile: that is a stop too.
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline and process.alive(pid):
+                time.sleep(POLL_INTERVAL_S)
+            if process.alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        # Wait for our reaper, so a stop is not later mistaken for a crash.
+        process.settle(pid)
         self.pid_file.unlink(missing_ok=True)
+        self.exit_file.unlink(missing_ok=True)
         return True
 
     def running_pid(self) -> int | None:
-        if not self.pid_file.exists():
+        """The pid of this instance's server while it runs (never a stranger's reused pid)."""
+        pid = self._recorded_pid()
+        if pid is None or not process.alive(pid) or not self._is_our_server(pid):
             return None
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except ValueError:
-            return None
-        return pid if _alive(pid) else None
+        return pid
 
     def is_running(self) -> bool:
         return self.running_pid() is not None
 
+    def exit_status(self) -> str | None:
+        """How the last launched server ended, e.g. 'exited (signal SIGKILL)'.
+
+        None while it runs and when it was never started (or was stopped).
+        """
+        pid = self._recorded_pid()
+        if pid is None or self.is_running():
+            return None
+        process.settle(pid)
+        returncode = self._recorded_exit(pid)
+        if returncode is None:
+            # Only the process that launched a server can learn how it ended.
+            return "exited (status unknown: the process that started it is gone)"
+        return f"exited ({process.describe_exit(returncode)})"
+
     def answers(self) -> bool:
-        """True when Bolt accepts a session and `RETURN 1` succeeds."""
-        auth = self.credentials()
+        """True when our own server holds its Bolt port and `RETURN 1` succeeds there."""
+        pid = self.running_pid()
+        if pid is None or net.held_by(pid, self.ports().bolt) is False:
+            return False
         try:
-            with GraphDatabase.driver(self.uri, auth=auth, connection_timeout=2.0) as driver:
+            with GraphDatabase.driver(
+                self.uri, auth=self.credentials(), connection_timeout=2.0
+            ) as driver:
                 driver.verify_connectivity()
                 records, _, _ = driver.execute_query("RETURN 1 AS one")
                 return bool(records and records[0]["one"] == 1)
+        except AuthError as error:
+            raise LocalNeo4jError(
+                f"Neo4j at {self.uri} refuses the password in {self.password_file}: {error.message}"
+            ) from error
         except (ServiceUnavailable, SessionExpired, OSError):
             return False
 
     def wait_until_ready(self, timeout_s: float = READY_TIMEOUT_S) -> None:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
+            if not self.is_running():
+                ended = self.exit_status() or "stopped"
+                raise LocalNeo4jError(f"Neo4j {ended} during start-up.\n{self.log_tail()}")
             if self.answers():
                 return
-            if not self.is_running():
-                raise LocalNeo4jError(f"Neo4j exited during start-up.\n{self.log_tail()}")
             time.sleep(POLL_INTERVAL_S)
         raise LocalNeo4jError(f"Neo4j did not answer within {timeout_s:.0f}s.\n{self.log_tail()}")
 
     def log_tail(self, lines: int = 40) -> str:
-        for log in (self.home / "logs" / "neo4j.log", self.console_log):
-            if log.exists():
-                tail = log.read_text(errors="replace").splitlines()[-lines:]
-                return f"--- last lines of {log} ---\n" + "\n".join(tail)
-        return "(no Neo4j log written yet)"
+        # The newest log speaks of this start: a JVM that dies early writes only the console.
+        logs = [log for log in (self.home / "logs" / "neo4j.log", self.console_log) if log.exists()]
+        if not logs:
+            return "(no Neo4j log written yet)"
+        newest = max(logs, key=lambda log_file: log_file.stat().st_mtime)
+        tail = newest.read_text(errors="replace").splitlines()[-lines:]
+        return f"--- last lines of {newest} ---\n" + "\n".join(tail)
+
+    # ---- ports ---------------------------------------------------------
+
+    def _lost_a_port_race(self) -> bool:
+        """Our server is gone and a port it was to take, one we may move, is now taken."""
+        if self.is_running():
+            return False
+        explicit = (self.bolt_port, self.http_port)
+        ports = self.ports()
+        return any(explicit[i] is None and not net.is_free(ports[i]) for i in range(len(ports)))
+
+    def _remembered_ports(self) -> Ports | None:
+        try:
+            saved = json.loads(self.ports_file.read_text())
+            return Ports(int(saved["bolt"]), int(saved["http"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _wanted_ports(self, remembered: Ports | None) -> Ports:
+        base = remembered or self.default_ports
+        return Ports(self.bolt_port or base.bolt, self.http_port or base.http)
+
+    def _choose_ports(self, notify: Notify) -> Ports:
+        """The wanted ports, with every taken one not chosen by the user replaced by a free one."""
+        wanted = self._wanted_ports(self._remembered_ports())
+        if wanted.bolt == wanted.http:
+            raise LocalNeo4jError(
+                f"Bolt and HTTP cannot share port {wanted.bolt}: "
+                f"set {self.port_settings[0]} or {self.port_settings[1]} to another one."
+            )
+        taken = [i for i, port in enumerate(wanted) if not net.is_free(port)]
+        explicit = (self.bolt_port, self.http_port)
+        for i in taken:
+            if explicit[i] is not None:
+                raise LocalNeo4jError(
+                    f"Port {wanted[i]} ({PORT_LABELS[i]}) is taken by another program: free it "
+                    f"or set {self.port_settings[i]} to another port."
+                )
+        spare = iter(net.free_ports(len(taken), avoid=frozenset(wanted)))
+        chosen = Ports(*(next(spare) if i in taken else port for i, port in enumerate(wanted)))
+        for i in taken:
+            notify(
+                f"Port {wanted[i]} ({PORT_LABELS[i]}) is taken by another program: the managed "
+                f"Neo4j uses {chosen[i]} instead (remembered in {self.ports_file}; "
+                f"{self.port_settings[i]} chooses one)."
+            )
+        self.ports_file.write_text(json.dumps(chosen._asdict()) + "\n")
+        return chosen
 
     # ---- steps ---------------------------------------------------------
 
-    def _fetch_jars(self) -> None:
+    def _launch_unless_running(self, notify: Notify) -> None:
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+            with self._start_lock():
+                if not self.is_running():
+                    self.fetch_jars()
+                    chosen = self._choose_ports(notify)
+                    self._write_config(chosen)
+                    if self.auth_enabled:
+                        self._ensure_password()
+                    self._launch()
+        except OSError as error:
+            raise LocalNeo4jError(f"Starting Neo4j in {self.home} failed: {error}") from error
+
+    @contextmanager
+    def _start_lock(self) -> Iterator[None]:
+        # Two starts at once would launch two servers on one data folder.
+        with (self.home / ".start.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
+    def fetch_jars(self) -> None:
+        """Download the server jars once into the shared lib folder (Maven, ~/.m2 cache)."""
         marker = self.lib_dir / ".complete"
         # The stamp names the pom too, so a changed pom (e.g. a new jar) fetches again.
         stamp = f"{self.version} {hashlib.sha256(_resource('pom.xml').encode()).hexdigest()}"
         if marker.exists() and marker.read_text() == stamp:
             return
         if shutil.which("mvn") is None:
-            raise LocalNeo4jError("Maven (mvn) is needed once to fetch Neo4j from Maven Central.")
+            raise LocalNeo4jError(
+                "Maven (mvn) is needed once to fetch Neo4j from Maven Central: install it "
+                "or set THREADLINE_NEO4J_URI to a Neo4j you run yourself."
+            )
         self.lib_dir.mkdir(parents=True, exist_ok=True)
         pom = self.lib_dir / "pom.xml"
         pom.write_text(_resource("pom.xml"))
@@ -189,16 +345,18 @@ class LocalNeo4j:
             raise LocalNeo4jError(f"Fetching Neo4j {self.version} failed:\n{result.stdout[-4000:]}")
         marker.write_text(stamp)
 
-    def _write_config(self) -> None:
+    def _write_config(self, chosen: Ports) -> None:
         for sub in ("conf", "data", "logs", "run"):
             (self.home / sub).mkdir(parents=True, exist_ok=True)
         config = _resource("neo4j.conf").format(
-            bolt_port=self.bolt_port,
-            http_port=self.http_port,
+            bolt_port=chosen.bolt,
+            http_port=chosen.http,
             auth_enabled=str(self.auth_enabled).lower(),
             pagecache=self.pagecache,
             heap=self.heap,
             tx_log_retention="keep_none" if self.throwaway else "2 days",
+            # A throwaway server has no use for 256 MB of log files written ahead.
+            tx_log_preallocate=str(not self.throwaway).lower(),
             data_dir=self.home / "data",
             logs_dir=self.home / "logs",
             run_dir=self.home / "run",
@@ -229,21 +387,59 @@ class LocalNeo4j:
             f"--config-dir={self.home / 'conf'}",
             "--console-mode",
         ]
-        with self.console_log.open("ab") as log:
-            process = subprocess.Popen(
+        previous = self._recorded_pid()
+        if previous is not None:
+            process.settle(previous)
+        self.exit_file.unlink(missing_ok=True)
+        with self.console_log.open("ab") as console:
+            child = subprocess.Popen(
                 command,
-                stdout=log,
+                stdout=console,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env=self._env(),
                 start_new_session=True,
             )
-        self.pid_file.write_text(str(process.pid))
+        self.pid_file.write_text(str(child.pid))
+        process.watch(child, self._record_exit)
+
+    def _record_exit(self, pid: int, returncode: int) -> None:
+        # Runs in the reaper thread: a folder removed meanwhile must not end in a traceback.
+        record = self.exit_file.with_suffix(".tmp")
+        try:
+            record.write_text(json.dumps({"pid": pid, "returncode": returncode}) + "\n")
+            record.replace(self.exit_file)
+        except OSError as error:
+            log.warning("Neo4j (pid %s) %s; not recorded: %s", pid, returncode, error)
+
+    def _recorded_exit(self, pid: int) -> int | None:
+        try:
+            saved = json.loads(self.exit_file.read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(saved, dict) or saved.get("pid") != pid:
+            return None
+        returncode = saved.get("returncode")
+        return returncode if isinstance(returncode, int) else None
+
+    def _recorded_pid(self) -> int | None:
+        try:
+            return int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def _is_our_server(self, pid: int) -> bool:
+        arguments = process.command_line(pid)
+        # Without /proc, trust the pid file, as before.
+        return arguments is None or f"--home-dir={self.home}" in arguments
 
     def _java(self, heap: bool = False) -> list[str]:
         java = shutil.which("java")
         if java is None:
-            raise LocalNeo4jError("Java 17 or newer is needed to run Neo4j 5.26.")
+            raise LocalNeo4jError(
+                "Java 17 or newer is needed to run Neo4j 5.26: install it "
+                "or set THREADLINE_NEO4J_URI to a Neo4j you run yourself."
+            )
         memory = [f"-Xms{self.heap}", f"-Xmx{self.heap}"] if heap else []
         classpath = f"{self.home / 'conf'}/*:{self.lib_dir}/*"
         return [java, *memory, *JVM_FLAGS, "-cp", classpath]
@@ -254,18 +450,3 @@ class LocalNeo4j:
 
 def _resource(name: str) -> str:
     return resources.files("graph").joinpath("runtime", name).read_text()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child still answers kill(0); treat it as gone.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"

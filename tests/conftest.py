@@ -30,7 +30,12 @@ def neo4j_server() -> Iterator[LocalNeo4j | None]:
     if os.environ.get(TEST_URI_ENV):
         yield None
         return
-    instance = test_neo4j(Path(os.environ.get("THREADLINE_HOME", ".threadline")))
+    # Settings pick the folder and any chosen ports; taken default ports move to free ones,
+    # so two clones can run their suites at once.
+    settings = Settings()
+    instance = test_neo4j(
+        settings.home, settings.test_neo4j_bolt_port, settings.test_neo4j_http_port
+    )
     was_running = instance.is_running()
     instance.start()
     yield instance

@@ -20,7 +20,7 @@ def neo4j_http_url(neo4j_server: LocalNeo4j | None) -> str:
         return named.rstrip("/")
     if neo4j_server is None:
         pytest.skip(f"an external test Neo4j: set {HTTP_URL_ENV} to check its Browser")
-    return f"http://127.0.0.1:{neo4j_server.http_port}"
+    return f"http://127.0.0.1:{neo4j_server.ports().http}"
 
 
 def test_browser_page_is_served(neo4j_http_url: str) -> None:
