@@ -189,6 +189,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         owned = store is None
         active = store or connect_store(settings)
         await active.migrate()
+        active.warm_up()
         feeds = EventFeeds(active, settings.subscription_poll_s)
         running.services = Services(
             settings=settings,
@@ -210,14 +211,22 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     managed = settings.local_neo4j() if store is None and not settings.neo4j_uri else None
 
     async def readyz(_: Request) -> Response:
+        store = running.get().store
         try:
-            await running.get().store.ping()
+            await store.ping()
         except ThreadlineError as error:
             reason = error.message
             ended = await asyncio.to_thread(managed.exit_status) if managed else None
             if ended:
                 reason += f" The managed Neo4j {ended}: start it with `threadline neo4j start`."
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
+        if not store.warm:
+            store.warm_up()
+            reason = (
+                "Neo4j answers; its query plans are being prepared, which a freshly started "
+                "Neo4j does once (until then the first requests would be slow)."
+            )
+            return JSONResponse({"status": "warming", "reason": reason}, status_code=503)
         return JSONResponse({"status": "ready"})
 
     return Starlette(

@@ -22,7 +22,7 @@ from strawberry.types import ExecutionContext
 from api import types as t
 from api.access import Access
 from api.auth import Scope
-from api.commands import StartOutcome
+from api.commands import RollbackOutcome, StartOutcome
 from api.cost import cost_limit_extension
 from api.errors import CodedErrors
 from api.limits import deadline_extension, limits_extension
@@ -200,7 +200,6 @@ class Query:
 
 
 async def _resolution(info: Info, outcome: StartOutcome) -> t.StartContextResolution:
-    info.context.loaders.clear()
     decision = outcome.decision
     run = await t.required(t.run_by_id(info, outcome.run_id))
     pt = await t.required(t.provider_thread_by_id(info, outcome.provider_thread_id))
@@ -228,6 +227,22 @@ async def _resolution(info: Info, outcome: StartOutcome) -> t.StartContextResolu
         ],
         staleness_signals=decision.stalenessSignals,
         explanation=decision.explanation,
+    )
+
+
+async def _rollback_result(info: Info, outcome: RollbackOutcome) -> t.RollbackResult:
+    loaders = info.context.loaders
+    decision = outcome.decision
+    runs = await loaders.run.load_many(decision.rolledBackRunIds)
+    handoffs = await loaders.handoff.load_many(decision.supersededHandoffIds)
+    pts = await loaders.provider_thread.load_many(list(decision.providerThreadStatuses))
+    transfers = await loaders.transfer.load_many(decision.supersededTransferIds)
+    return t.RollbackResult(
+        thread=await t.required(t.thread_by_id(info, outcome.thread_id)),
+        rolled_back_runs=[t.Run(node=r) for r in runs if r],
+        superseded_handoffs=[t.ContextHandoff(node=h) for h in handoffs if h],
+        affected_provider_threads=[t.ProviderThread(node=p) for p in pts if p],
+        superseded_transfers=[t.ContextTransfer(node=x) for x in transfers if x],
     )
 
 
@@ -259,7 +274,7 @@ class Mutation:
             provider=provider, input=input, model=model, runtimeMode=runtime_mode
         )
         outcome = await info.context.commands.start_run(thread_id, request, command_id)
-        return await _resolution(info, outcome)
+        return await t.read_back(info, _resolution(info, outcome))
 
     @strawberry.mutation
     async def attach_native_thread(
@@ -274,15 +289,14 @@ class Mutation:
         pt_id = await info.context.commands.attach_native_thread(
             provider_thread_id, native_ref, mode, command_id
         )
-        info.context.loaders.clear()
-        return await t.required(t.provider_thread_by_id(info, pt_id))
+        return await t.read_back(info, t.required(t.provider_thread_by_id(info, pt_id)))
 
     @strawberry.mutation
     async def report_start_failure(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
     ) -> t.StartContextResolution:
         outcome = await info.context.commands.report_start_failure(run_id, reason, command_id)
-        return await _resolution(info, outcome)
+        return await t.read_back(info, _resolution(info, outcome))
 
     @strawberry.mutation
     async def complete_run(
@@ -323,16 +337,14 @@ class Mutation:
             diff,
             command_id,
         )
-        info.context.loaders.clear()
-        return await t.required(t.run_by_id(info, run_id))
+        return await t.read_back(info, t.required(t.run_by_id(info, run_id)))
 
     @strawberry.mutation
     async def fail_run(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
     ) -> t.Run:
         ident = await info.context.commands.fail_run(run_id, reason, command_id)
-        info.context.loaders.clear()
-        return await t.required(t.run_by_id(info, ident))
+        return await t.read_back(info, t.required(t.run_by_id(info, ident)))
 
     @strawberry.mutation
     async def rollback_thread(
@@ -343,28 +355,14 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.RollbackResult:
         outcome = await info.context.commands.rollback_thread(thread_id, to_run_ordinal, command_id)
-        info.context.loaders.clear()
-        loaders = info.context.loaders
-        decision = outcome.decision
-        runs = await loaders.run.load_many(decision.rolledBackRunIds)
-        handoffs = await loaders.handoff.load_many(decision.supersededHandoffIds)
-        pts = await loaders.provider_thread.load_many(list(decision.providerThreadStatuses))
-        transfers = await loaders.transfer.load_many(decision.supersededTransferIds)
-        return t.RollbackResult(
-            thread=await t.required(t.thread_by_id(info, outcome.thread_id)),
-            rolled_back_runs=[t.Run(node=r) for r in runs if r],
-            superseded_handoffs=[t.ContextHandoff(node=h) for h in handoffs if h],
-            affected_provider_threads=[t.ProviderThread(node=p) for p in pts if p],
-            superseded_transfers=[t.ContextTransfer(node=x) for x in transfers if x],
-        )
+        return await t.read_back(info, _rollback_result(info, outcome))
 
     @strawberry.mutation
     async def regenerate_handoff(
         self, info: Info, handoff_id: strawberry.ID, command_id: str | None = None
     ) -> t.ContextHandoff:
         ident = await info.context.commands.regenerate_handoff(handoff_id, command_id)
-        info.context.loaders.clear()
-        return await t.required(t.handoff_by_id(info, ident))
+        return await t.read_back(info, t.required(t.handoff_by_id(info, ident)))
 
     @strawberry.mutation
     async def submit_handoff_summary(
@@ -378,16 +376,14 @@ class Mutation:
         ident = await info.context.commands.submit_handoff_summary(
             handoff_id, summary_text, created_by_provider, command_id
         )
-        info.context.loaders.clear()
-        return await t.required(t.handoff_by_id(info, ident))
+        return await t.read_back(info, t.required(t.handoff_by_id(info, ident)))
 
     @strawberry.mutation
     async def request_clean_context(
         self, info: Info, thread_id: strawberry.ID, command_id: str | None = None
     ) -> t.Thread:
         ident = await info.context.commands.request_clean_context(thread_id, command_id)
-        info.context.loaders.clear()
-        return await t.required(t.thread_by_id(info, ident))
+        return await t.read_back(info, t.required(t.thread_by_id(info, ident)))
 
 
 def _attributes(value: object) -> dict[str, object] | None:

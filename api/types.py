@@ -713,6 +713,26 @@ async def transfer_by_id(info: Info, ident: str | None) -> ContextTransfer | Non
     return ContextTransfer(node=found) if found else None
 
 
+async def read_back(info: Info, answer: Awaitable[T]) -> T:
+    """A mutation's answer, read after its transaction committed, with fresh loaders.
+
+    Should Neo4j fail now, the error must not suggest that nothing happened: the change
+    was made (`outcome: COMMITTED`); only its answer is missing.
+    """
+    info.context.loaders.clear()
+    try:
+        return await answer
+    except ThreadlineError as error:
+        if error.code is not ErrorCode.UNAVAILABLE:
+            raise
+        raise ThreadlineError(
+            ErrorCode.UNAVAILABLE,
+            "The change was made, but the graph database went away before its result could "
+            "be read back; read it again (a retry with the same commandId answers it).",
+            outcome="COMMITTED",
+        ) from error
+
+
 async def required(value: Awaitable[T | None]) -> T:
     """Await a loader helper whose answer the graph guarantees exists."""
     found = await value

@@ -35,6 +35,30 @@ def schema_statements() -> list[str]:
     return statements
 
 
+# Folders of statements the service itself never runs on a request's path.
+NOT_SERVED = frozenset({"analysis", "export", "schema", "testing"})
+
+
+def served_statements() -> list[str]:
+    """The text of every statement the service runs for requests, as it runs them (a
+    bounded statement at the default and the largest hop bound)."""
+    root = resources.files("cypher")
+    texts: list[str] = []
+    for folder in sorted(root.iterdir(), key=lambda entry: entry.name):
+        if not folder.is_dir() or folder.name in NOT_SERVED or folder.name.startswith("_"):
+            continue
+        for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
+            if entry.name.endswith(".cypher"):
+                name = f"{folder.name}/{entry.name.removesuffix('.cypher')}"
+                text = load(name)
+                if HOPS_SLOT in text:
+                    texts.extend(with_hops(name, hops) for hops in (DEFAULT_HOPS, MAX_HOPS))
+                else:
+                    texts.append(text)
+    return texts
+
+
+DEFAULT_HOPS = 10
 MAX_HOPS = 100
 HOPS_SLOT = "{{hops}}"
 

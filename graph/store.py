@@ -14,6 +14,9 @@ outcome is unknown.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -39,6 +42,9 @@ Row = dict[str, Any]
 TxWork = Callable[["Tx"], Awaitable[T]]
 
 RETRY_WAIT_S = 0.2
+WARM_UP_LANES = 2
+PARAMETER = re.compile(r"\$(\w+)")
+log = logging.getLogger("threadline.store")
 # Time kept back from a deadline to answer the client after the last attempt gives up.
 ANSWER_MARGIN_S = 0.25
 _deadline: ContextVar[float | None] = ContextVar("threadline_deadline", default=None)
@@ -97,6 +103,8 @@ class Store:
         self._database = database
         self._timeout_s = timeout_s
         self._bookmarks = AsyncGraphDatabase.bookmark_manager()
+        self._warming: asyncio.Task[None] | None = None
+        self.warm = False  # every served statement has been planned since Neo4j last started
         self.round_trips = 0
 
     @classmethod
@@ -110,8 +118,8 @@ class Store:
         driver = AsyncGraphDatabase.driver(
             uri,
             auth=auth,
-            connection_timeout=min(timeout_s, 2.0),
-            connection_acquisition_timeout=timeout_s,
+            connection_timeout=min(timeout_s, 0.5),
+            connection_acquisition_timeout=min(timeout_s, 1.0),
             # Retries are ours (short and bounded by the request's deadline), not the
             # driver's exponential backoff, which outlasts an outage by seconds.
             max_transaction_retry_time=0.0,
@@ -122,6 +130,10 @@ class Store:
         return cls(driver, database, timeout_s)
 
     async def close(self) -> None:
+        if self._warming is not None:
+            self._warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warming
         await self._driver.close()
 
     async def read(self, work: TxWork[T]) -> T:
@@ -140,9 +152,43 @@ class Store:
                 result = await session.run(queries.load("health/ping"))
                 row = await result.single()
         except (DriverError, Neo4jError, OSError, TimeoutError) as error:
+            self.warm = False  # Neo4j may come back with nothing planned
             raise _unavailable(error) from error
         if row is None or row.get("one") != 1:
             raise ThreadlineError(ErrorCode.UNAVAILABLE, "Neo4j answered ping unexpectedly.")
+
+    def warm_up(self) -> asyncio.Task[None]:
+        """Prepare every statement the service runs, in the background (once at a time).
+
+        A freshly started Neo4j plans and compiles each statement on its first run, which
+        takes from a few hundred milliseconds to seconds per statement: without this, the
+        first requests after a start or a restart are slow for many seconds. Each one runs
+        once, with no parameters, in a transaction that is rolled back.
+        """
+        if self._warming is None or self._warming.done():
+            self._warming = asyncio.create_task(self._warm_every_statement())
+        return self._warming
+
+    async def _warm_every_statement(self) -> None:
+        statements = queries.served_statements()
+        lanes = asyncio.Semaphore(WARM_UP_LANES)
+
+        async def prepare(text: str) -> None:
+            async with lanes, self._session() as session:
+                tx = await session.begin_transaction(timeout=self._timeout_s)
+                try:
+                    await (await tx.run(text, _null_parameters(text))).consume()
+                except Neo4jError:
+                    pass  # planned and compiled all the same; null parameters are not data
+                finally:
+                    await tx.close()  # rolls back: nothing is written
+
+        try:
+            await asyncio.gather(*(prepare(text) for text in statements))
+        except (DriverError, OSError) as error:
+            log.info("warm-up stopped: %s", error)
+            return
+        self.warm = True
 
     async def migrate(self) -> int:
         """Apply every schema statement; idempotent. Returns how many ran."""
@@ -202,12 +248,18 @@ class Store:
                 if "TransactionTimedOut" in (error.code or ""):
                     raise _timed_out(self._timeout_s) from error
                 raise  # a query the server refuses is a bug: reported as INTERNAL
+            if isinstance(error, DriverError | OSError):
+                self.warm = False  # Neo4j may have restarted with nothing planned
             if write and state.committing:
                 unknown = _outcome_unknown(error)
                 if not idempotent:
                     raise unknown from error
                 raise _Transient(unknown) from error
             raise _Transient(_unavailable(error)) from error
+
+
+def _null_parameters(text: str) -> dict[str, None]:
+    return dict.fromkeys(PARAMETER.findall(text))
 
 
 def _out_of_time(state: RetryCallState, deadline: float) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -185,3 +186,16 @@ async def live(live_api: str, clean_store: Store) -> AsyncIterator[GraphQLClient
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=live_api, timeout=60, limits=limits) as http:
         yield GraphQLClient(http)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    """A THREADLINE_HOME of its own whose jar folder is the suite's (a symlink)."""
+    jars = test_neo4j(Settings().home)
+    jars.fetch_jars()
+    root = tmp_path / "home"
+    (root / "neo4j").mkdir(parents=True)
+    (root / "neo4j" / jars.lib_dir.name).symlink_to(jars.lib_dir)
+    yield root
+    # A non-throwaway instance preallocates large transaction logs: do not keep them.
+    shutil.rmtree(root, ignore_errors=True)

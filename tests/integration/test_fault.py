@@ -1,6 +1,17 @@
-"""Neo4j is SIGKILLed under a steady write load: nothing acknowledged is lost or half-applied.
+"""Neo4j is SIGKILLed under load: what clients are told is true and bounded.
 
-Prints one line with the numbers (run pytest with -s to see it).
+`threadline serve` starts its own Neo4j (its child, in a home of its own), six clients
+write through it, and the Neo4j is killed mid-load, left down for a while, then started
+again by the CLI without restarting the API. Half the clients send a commandId and
+retry with it; the others never retry an attempt whose outcome may be unknown, and
+give every attempt its own observable effect, so an audit through Bolt can tell which
+attempts committed. Asserted:
+- nothing acknowledged is lost; no attempt answered plain UNAVAILABLE committed (an
+  answer that hid a commit must say `outcome: UNKNOWN`); a commandId is acted on once;
+- no answer takes longer than DB_TIMEOUT_S (the service's setting);
+- /readyz says why while Neo4j is dead, and the dead Neo4j is reaped (no zombie);
+- latency is back to normal a few seconds after /readyz is 200 again.
+Run with -s to see the figures.
 """
 
 from __future__ import annotations
@@ -8,125 +19,332 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import statistics
+import subprocess
+import sys
+import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from neo4j import GraphDatabase
 
-from graph.local_neo4j import LocalNeo4j
-from graph.store import Store, Tx
+from api.settings import Settings
+from graph import queries
+from graph.runtime.ports import free_ports
+from tests.integration.managed import cli, parent_of, ready, wait_for
 
-WORKERS = 4
-STEPS_BEFORE_KILL = 40
-DOWN_REQUESTS = 8
-STEPS_AFTER_RESTART = 40
+WORKERS = 6
+BASELINE_ACKS = 30  # acknowledged mutations before the kill
+OUTAGE_S = 4.0
+AFTER_ACKS = 30  # acknowledged mutations once latency has had time to settle
+PHASE_TIMEOUT_S = 120.0
+SETTLED_AFTER_READY_S = 1.0  # "within about a second of readiness"
+SLOWER_THAN_BASELINE = 4.0  # how much slower than before the kill "back to normal" allows
 
-CREATE = 'mutation { createThread(title: "load") { id } }'
-START = (
-    'mutation($t: ID!) { startRun(threadId: $t, provider: "codex", input: "w") '
-    "{ run { id } providerThread { id } } }"
+CREATE = (
+    'mutation($id: ID!, $c: String) { createThread(id: $id, title: "load", commandId: $c) { id } }'
 )
-ATTACH = 'mutation($p: ID!) { attachNativeThread(providerThreadId: $p, nativeRef: "n") { id } }'
-COMPLETE = "mutation($r: ID!) { completeRun(runId: $r, checkpoint: {diffSummary: []}) { id } }"
+START = (
+    'mutation($t: ID!, $i: String!, $c: String) { startRun(threadId: $t, provider: "codex", '
+    "input: $i, commandId: $c) { run { id } providerThread { id } } }"
+)
+ATTACH = (
+    "mutation($p: ID!, $r: String!, $c: String) { attachNativeThread(providerThreadId: $p, "
+    "nativeRef: $r, commandId: $c) { id } }"
+)
+COMPLETE = (
+    "mutation($r: ID!, $t: String, $c: String) { completeRun(runId: $r, nativeTurnRef: $t, "
+    "checkpoint: {diffSummary: []}, commandId: $c) { id } }"
+)
 
 
 @dataclass
-class Ledger:
-    """What the load was told: acknowledged ids by kind, outcomes by class."""
+class Attempt:
+    kind: str
+    effect: dict[str, str]  # what the audit looks for
+    command_id: str | None
+    started: float
+    elapsed: float
+    outcome: str  # ack, UNAVAILABLE, UNKNOWN, another code, or "transport"
 
-    outcomes: Counter[str] = field(default_factory=Counter)
-    threads: set[str] = field(default_factory=set)
-    runs: set[str] = field(default_factory=set)
-    completed: set[str] = field(default_factory=set)
 
-    async def send(self, http: httpx.AsyncClient, query: str, **variables: Any) -> Any:
+@dataclass
+class Load:
+    base: str
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    attempts: list[Attempt] = field(default_factory=list)
+    acked_commands: set[str] = field(default_factory=set)
+
+    async def acknowledged(self, count: int, since: float) -> None:
+        """Wait until `count` mutations started after `since` were acknowledged."""
+        deadline = time.monotonic() + PHASE_TIMEOUT_S
+        while sum(a.outcome == "ack" and a.started >= since for a in self.attempts) < count:
+            assert time.monotonic() < deadline, "the load made no progress"
+            await asyncio.sleep(0.1)
+
+    async def send(
+        self,
+        http: httpx.AsyncClient,
+        kind: str,
+        query: str,
+        effect: dict[str, str],
+        command_id: str | None,
+        **variables: Any,
+    ) -> dict[str, Any] | None:
+        started = time.monotonic()
         try:
-            response = await http.post("/graphql", json={"query": query, "variables": variables})
+            response = await http.post(
+                "/graphql", json={"query": query, "variables": {**variables, "c": command_id}}
+            )
         except httpx.TransportError:
-            self.outcomes["transport error (outcome unknown)"] += 1
+            self.attempts.append(Attempt(kind, effect, command_id, started, 0, "transport"))
             return None
+        elapsed = time.monotonic() - started
         assert response.status_code < 500, response.text
         body = response.json()
+        outcome = "ack"
         if body.get("errors"):
-            self.outcomes[body["errors"][0]["extensions"]["code"]] += 1
-            return None
-        self.outcomes["acknowledged"] += 1
-        return body["data"]
+            extensions = body["errors"][0]["extensions"]
+            outcome = extensions.get("outcome") or extensions["code"]  # UNKNOWN, COMMITTED
+        self.attempts.append(Attempt(kind, effect, command_id, started, elapsed, outcome))
+        if outcome == "ack" and command_id:
+            self.acked_commands.add(command_id)
+        return body["data"] if outcome == "ack" else None
 
-    async def one_cycle(self, http: httpx.AsyncClient) -> None:
-        created = await self.send(http, CREATE)
+    async def step(
+        self,
+        http: httpx.AsyncClient,
+        kind: str,
+        query: str,
+        key: str,
+        command: bool,
+        effect: dict[str, str],
+        **variables: Any,
+    ) -> dict[str, Any] | None:
+        """One mutation until it is acknowledged. With a commandId, every retry sends the
+        same id; without one, only an attempt known to have written nothing is retried,
+        and each attempt carries its own effect (`key` + attempt number)."""
+        for attempt in range(1000):
+            if self.stop.is_set():
+                return None
+            tag = key if command else f"{key}-a{attempt}"
+            shaped = {name: value.format(tag=tag) for name, value in effect.items()}
+            args = {
+                name: value.format(tag=tag) if isinstance(value, str) else value
+                for name, value in variables.items()
+            }
+            data = await self.send(http, kind, query, shaped, key if command else None, **args)
+            if data is not None:
+                return data
+            outcome = self.attempts[-1].outcome
+            if not command and outcome != "UNAVAILABLE":
+                return None  # unknown, made but unread, or refused: this cycle ends here
+            await asyncio.sleep(0.05)
+        return None
+
+    async def worker(self, number: int) -> None:
+        command = number % 2 == 0
+        async with httpx.AsyncClient(base_url=self.base, timeout=60) as http:
+            for cycle in range(100_000):
+                if self.stop.is_set():
+                    return
+                await self.cycle(http, f"w{number}-{cycle}", command)
+
+    async def cycle(self, http: httpx.AsyncClient, key: str, command: bool) -> None:
+        created = await self.step(
+            http,
+            "createThread",
+            CREATE,
+            f"{key}-create",
+            command,
+            {"thread": "fault-{tag}"},
+            id="fault-{tag}",
+        )
         if created is None:
             return
         thread = created["createThread"]["id"]
-        self.threads.add(thread)
-        started = await self.send(http, START, t=thread)
+        started = await self.step(
+            http,
+            "startRun",
+            START,
+            f"{key}-start",
+            command,
+            {"thread": thread, "input": "in-{tag}"},
+            t=thread,
+            i="in-{tag}",
+        )
         if started is None:
             return
-        run = started["startRun"]["run"]["id"]
-        self.runs.add(run)
-        if await self.send(http, ATTACH, p=started["startRun"]["providerThread"]["id"]) is None:
+        run, pt = started["startRun"]["run"]["id"], started["startRun"]["providerThread"]["id"]
+        if (
+            await self.step(
+                http,
+                "attachNativeThread",
+                ATTACH,
+                f"{key}-attach",
+                command,
+                {"pt": pt, "ref": "ref-{tag}"},
+                p=pt,
+                r="ref-{tag}",
+            )
+            is None
+        ):
             return
-        if await self.send(http, COMPLETE, r=run) is not None:
-            self.completed.add(run)
-
-
-async def load(ledger: Ledger, base: str, cycles: int) -> None:
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        for _ in range(cycles):
-            await ledger.one_cycle(http)
-
-
-async def test_sigkill_loses_nothing_acknowledged(
-    live_api: str, neo4j_server: LocalNeo4j | None, store: Store
-) -> None:
-    if neo4j_server is None:
-        pytest.skip("needs the managed test server to kill and restart it")
-    ledger = Ledger()
-    per_worker = STEPS_BEFORE_KILL // WORKERS
-    await asyncio.gather(*[load(ledger, live_api, per_worker) for _ in range(WORKERS)])
-    background = [asyncio.create_task(load(ledger, live_api, per_worker)) for _ in range(WORKERS)]
-    await asyncio.sleep(0.5)  # the kill lands in the middle of that load
-    pid = neo4j_server.running_pid()
-    assert pid is not None
-    os.kill(pid, signal.SIGKILL)
-    async with httpx.AsyncClient(base_url=live_api, timeout=60) as http:
-        for _ in range(DOWN_REQUESTS // WORKERS):
-            await asyncio.gather(*[ledger.one_cycle(http) for _ in range(WORKERS)])
-    await asyncio.to_thread(neo4j_server.start)
-    await asyncio.gather(*background)
-    before_after = ledger.outcomes["acknowledged"]
-    await asyncio.gather(
-        *[load(ledger, live_api, STEPS_AFTER_RESTART // WORKERS) for _ in range(WORKERS)]
-    )
-    assert ledger.outcomes["acknowledged"] > before_after, "the load did not resume"
-    assert ledger.outcomes["UNAVAILABLE"] > 0, "the outage was never seen"
-
-    async def present(tx: Tx) -> dict[str, Any]:
-        row = await tx.row(
-            "testing/acknowledged",
-            threads=sorted(ledger.threads),
-            runs=sorted(ledger.runs),
-            completed=sorted(ledger.completed),
+        await self.step(
+            http,
+            "completeRun",
+            COMPLETE,
+            f"{key}-complete",
+            command,
+            {"run": run, "turn": "turn-{tag}"},
+            r=run,
+            t="turn-{tag}",
         )
-        integrity = await tx.row("testing/integrity")
-        return {**(row or {}), **(integrity or {})}
 
-    found = await store.read(present)
-    lost = {
-        "threads": len(ledger.threads) - found["threads"],
-        "runs": len(ledger.runs) - found["runs"],
-        "completed": len(ledger.completed) - found["completed"],
+
+@pytest.fixture
+def api(home: Path, tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[bytes]]]:
+    """`threadline serve` with its own managed Neo4j: (base URL, home, the serve process)."""
+    bolt, http, port = free_ports(3)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("THREADLINE_")},
+        "THREADLINE_HOME": str(home),
+        "THREADLINE_NEO4J_BOLT_PORT": str(bolt),
+        "THREADLINE_NEO4J_HTTP_PORT": str(http),
+        "THREADLINE_PORT": str(port),
     }
-    sent = sum(ledger.outcomes.values())
-    print(
-        f"\nfault test: sent {sent}, outcomes {dict(ledger.outcomes)}, "
-        f"acknowledged threads {len(ledger.threads)} runs {len(ledger.runs)} "
-        f"completed {len(ledger.completed)}, lost {lost}"
+    log = tmp_path / "serve.log"
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "serve"],
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
     )
-    assert lost == {"threads": 0, "runs": 0, "completed": 0}
-    assert found["runsWithoutProviderThread"] == 0
-    assert found["handoffsWithoutTarget"] == 0
-    assert found["handoffsWithoutCoverage"] == 0
-    assert found["duplicateOrdinals"] == 0
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert wait_for(lambda: serve.poll() is not None or ready(f"{base}/readyz"), 180), (
+            log.read_text()
+        )
+        yield base, home, serve
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+        Settings(home=home).local_neo4j().stop()
+
+
+async def test_sigkill_under_load_answers_true_and_bounded(
+    api: tuple[str, Path, subprocess.Popen[bytes]],
+) -> None:
+    base, home, serve = api
+    bound = Settings().db_timeout_s  # what `serve` runs with: the shipped default
+    neo4j = Settings(home=home).local_neo4j()
+    load = Load(base)
+    workers = [asyncio.create_task(load.worker(n)) for n in range(WORKERS)]
+    await load.acknowledged(BASELINE_ACKS, since=0.0)
+    killed_at = time.monotonic()
+    pid = neo4j.running_pid()
+    assert pid is not None and parent_of(pid) == serve.pid
+    os.kill(pid, signal.SIGKILL)
+    await asyncio.sleep(OUTAGE_S)
+    reaped = not await asyncio.to_thread(Path(f"/proc/{pid}").exists)
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        down = await http.get("/readyz")
+    restarted = await asyncio.to_thread(cli, home, "neo4j", "start")
+    assert restarted.returncode == 0, restarted.stderr
+    assert await asyncio.to_thread(wait_for, lambda: ready(f"{base}/readyz"), 60)
+    ready_at = time.monotonic()
+    await load.acknowledged(AFTER_ACKS, since=ready_at + SETTLED_AFTER_READY_S)
+    load.stop.set()
+    await asyncio.gather(*workers)
+
+    audit = await asyncio.to_thread(audited, neo4j.uri, neo4j.credentials(), load)
+    report(load, audit, killed_at, ready_at)
+    assert reaped, "the killed Neo4j is left a zombie of the API process"
+    assert down.status_code == 503 and "SIGKILL" in down.json()["reason"], down.text
+    outcomes = Counter(a.outcome for a in load.attempts)
+    assert outcomes["UNAVAILABLE"] > 0, "no outage was seen"
+    assert outcomes["transport"] == 0, "a request got no answer at all"
+    slowest = max(a.elapsed for a in load.attempts)
+    assert slowest <= bound, f"an answer took {slowest:.2f} s; the bound is {bound} s"
+    assert audit["lost"] == [], "acknowledged but not in the graph"
+    assert audit["hidden"] == [], "answered UNAVAILABLE (nothing written) but committed"
+    assert audit["falselyCommitted"] == [], "answered outcome COMMITTED but not in the graph"
+    assert audit["unacted"] == [], "a commandId acknowledged without its effect"
+    assert audit["duplicated"] == 0 and audit["halfApplied"] == 0
+    before = [a.elapsed for a in load.attempts if a.outcome == "ack" and a.started < killed_at]
+    settled = ready_at + SETTLED_AFTER_READY_S
+    after = [a.elapsed for a in load.attempts if a.outcome == "ack" and a.started >= settled]
+    assert after, "nothing was acknowledged after Neo4j came back"
+    assert statistics.median(after) <= SLOWER_THAN_BASELINE * statistics.median(before)
+
+
+def audited(uri: str, auth: tuple[str, str] | None, load: Load) -> dict[str, Any]:
+    """Which attempts' effects are in the graph, and what a half-done write would leave."""
+    rows = [{"i": index, "kind": a.kind, **a.effect} for index, a in enumerate(load.attempts)]
+    with GraphDatabase.driver(uri, auth=auth) as driver:
+        present_rows, _, _ = driver.execute_query(queries.load("testing/effects"), attempts=rows)
+        integrity, _, _ = driver.execute_query(queries.load("testing/integrity"))
+        duplicated, _, _ = driver.execute_query(queries.load("testing/duplicated_runs"))
+    present = {row["i"] for row in present_rows}
+    halves = integrity[0]
+    return {
+        "present": present,
+        "lost": [a for i, a in enumerate(load.attempts) if a.outcome == "ack" and i not in present],
+        "hidden": [
+            a
+            for i, a in enumerate(load.attempts)
+            if a.command_id is None and a.outcome == "UNAVAILABLE" and i in present
+        ],
+        "falselyCommitted": [
+            a for i, a in enumerate(load.attempts) if a.outcome == "COMMITTED" and i not in present
+        ],
+        "unacted": [
+            a
+            for i, a in enumerate(load.attempts)
+            if a.command_id in load.acked_commands and a.outcome == "ack" and i not in present
+        ],
+        "duplicated": int(duplicated[0]["threads"]),
+        "halfApplied": sum(int(halves[key]) for key in halves),
+    }
+
+
+def report(load: Load, audit: dict[str, Any], killed_at: float, ready_at: float) -> None:
+    outcomes = Counter(a.outcome for a in load.attempts)
+    unknown = [i for i, a in enumerate(load.attempts) if a.outcome == "UNKNOWN"]
+    resolved = {
+        a.command_id
+        for a in load.attempts
+        if a.command_id and a.outcome in ("UNKNOWN", "UNAVAILABLE", "transport")
+    } & load.acked_commands
+    during = [a.elapsed for a in load.attempts if killed_at <= a.started < ready_at]
+    # Sent while Neo4j was down, answered with success once it was back: how long after.
+    caught = [
+        a.started + a.elapsed - ready_at
+        for a in load.attempts
+        if a.outcome == "ack" and killed_at <= a.started < ready_at
+    ]
+    before = [a.elapsed for a in load.attempts if a.outcome == "ack" and a.started < killed_at]
+    after = [
+        a.elapsed
+        for a in load.attempts
+        if a.outcome == "ack" and a.started >= ready_at + SETTLED_AFTER_READY_S
+    ]
+    print(
+        f"\nfault test: sent {len(load.attempts)}, acknowledged {outcomes['ack']}, "
+        f"unavailable {outcomes['UNAVAILABLE']}, unknown outcome {len(unknown)} "
+        f"(committed {sum(1 for i in unknown if i in audit['present'])}), "
+        f"made but unread {outcomes['COMMITTED']}, resolved by commandId {len(resolved)}, "
+        f"lost {len(audit['lost'])}, "
+        f"hidden commits {len(audit['hidden'])}, duplicated {audit['duplicated']}, "
+        f"half-applied {audit['halfApplied']}; slowest answer "
+        f"{max(a.elapsed for a in load.attempts):.2f} s, slowest during the outage "
+        f"{max(during, default=0):.2f} s; {len(caught)} sent while Neo4j was down succeeded, "
+        f"the last {max(caught, default=0):.2f} s after /readyz was 200; median before the kill "
+        f"{statistics.median(before) * 1000:.0f} ms, {SETTLED_AFTER_READY_S:g} s after ready "
+        f"{statistics.median(after or [0]) * 1000:.0f} ms"
+    )

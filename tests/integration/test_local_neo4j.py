@@ -8,13 +8,11 @@ instances of other clones and engineers are never touched.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -22,7 +20,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import httpx
 import pytest
 from neo4j import GraphDatabase
 
@@ -30,21 +27,7 @@ from api.settings import Settings
 from api.settings import test_neo4j as managed_test_server  # not collected as a test
 from graph.local_neo4j import LocalNeo4j, LocalNeo4jError, Ports
 from graph.runtime.ports import free_ports
-
-CLI_TIMEOUT_S = 180
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Iterator[Path]:
-    """A THREADLINE_HOME of its own whose jar folder is the suite's (a symlink)."""
-    jars = managed_test_server(Settings().home)
-    jars.fetch_jars()
-    root = tmp_path / "home"
-    (root / "neo4j").mkdir(parents=True)
-    (root / "neo4j" / jars.lib_dir.name).symlink_to(jars.lib_dir)
-    yield root
-    # A non-throwaway instance preallocates large transaction logs: do not keep them.
-    shutil.rmtree(root, ignore_errors=True)
+from tests.integration.managed import cli, parent_of, ready, wait_for
 
 
 @pytest.fixture
@@ -68,19 +51,6 @@ def listening_socket() -> Iterator[int]:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         yield int(sock.getsockname()[1])
-
-
-def cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """`threadline ARGS` in a fresh process, with only the THREADLINE_ variables given."""
-    clean = {key: value for key, value in os.environ.items() if not key.startswith("THREADLINE_")}
-    return subprocess.run(
-        [sys.executable, "-m", "api.cli", *args],
-        env={**clean, "THREADLINE_HOME": str(home), **env},
-        capture_output=True,
-        text=True,
-        timeout=CLI_TIMEOUT_S,
-        check=False,
-    )
 
 
 def query_one(uri: str, auth: tuple[str, str] | None, cypher: str) -> object:
@@ -262,26 +232,6 @@ def test_the_neo4j_serve_started_is_reaped_when_killed(home: Path, tmp_path: Pat
         serve.terminate()
         serve.wait(timeout=30)
         Settings(home=home).local_neo4j().stop()
-
-
-def wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.2)
-    return True
-
-
-def ready(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-def parent_of(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def test_never_talks_to_a_server_it_did_not_start(

@@ -1,0 +1,48 @@
+"""Helpers for tests that run a managed Neo4j (or `threadline serve` starting one) of
+their own, in a THREADLINE_HOME of their own that borrows the suite's jars."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+CLI_TIMEOUT_S = 180
+
+
+def cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`threadline ARGS` in a fresh process, with only the THREADLINE_ variables given."""
+    clean = {key: value for key, value in os.environ.items() if not key.startswith("THREADLINE_")}
+    return subprocess.run(
+        [sys.executable, "-m", "api.cli", *args],
+        env={**clean, "THREADLINE_HOME": str(home), **env},
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def ready(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])

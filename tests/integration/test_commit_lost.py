@@ -1,0 +1,129 @@
+"""A commit whose answer is lost: the outcome is reported unknown, or resolved by commandId.
+
+A proxy between the store and Neo4j forwards a transaction's COMMIT and then cuts the
+connection before Neo4j's answer comes back, as a crash right after the commit would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from urllib.parse import urlparse
+
+import pytest
+
+from api.lineage_commands import LineageCommands
+from api.settings import Settings
+from graph.errors import ErrorCode, ThreadlineError
+from graph.store import Store, Tx
+from resolvers.providers import registry_from_toml
+
+# A Bolt COMMIT message: chunk of 2 bytes, a struct with no fields and signature 0x12.
+COMMIT = b"\x00\x02\xb0\x12\x00\x00"
+
+
+class CommitCutter:
+    """Forwards Bolt traffic; `armed`, it cuts the next connection that sends COMMIT,
+    right after forwarding it, so Neo4j commits and the driver never hears so."""
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        self.target = (target_host, target_port)
+        self.armed = False
+        self.cuts = 0
+        self.port = 0
+        self._server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> CommitCutter:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        assert self._server is not None
+        self._server.close()
+
+    async def _serve(
+        self, client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter
+    ) -> None:
+        server_in, server_out = await asyncio.open_connection(*self.target)
+        cut = asyncio.Event()
+
+        async def upstream() -> None:
+            while data := await client_in.read(65536):
+                committing = self.armed and COMMIT in data
+                if committing:
+                    cut.set()  # from now on nothing Neo4j says reaches the driver
+                server_out.write(data)
+                await server_out.drain()
+                if committing:
+                    self.armed = False
+                    self.cuts += 1
+                    await asyncio.sleep(0.2)  # let Neo4j read and apply the COMMIT
+                    return
+
+        async def downstream() -> None:
+            while not cut.is_set() and (data := await server_in.read(65536)):
+                if cut.is_set():
+                    return
+                client_out.write(data)
+                await client_out.drain()
+
+        tasks = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            task.cancel()
+        for writer in (client_out, server_out):
+            with contextlib.suppress(Exception):
+                writer.close()
+
+
+@pytest.fixture
+async def cutter(neo4j_uri: str) -> AsyncIterator[CommitCutter]:
+    parsed = urlparse(neo4j_uri)
+    async with CommitCutter(parsed.hostname or "127.0.0.1", parsed.port or 7687) as proxy:
+        yield proxy
+
+
+async def exists(store: Store, thread_id: str) -> bool:
+    async def work(tx: Tx) -> bool:
+        return bool(await tx.rows("thread/by_ids", ids=[thread_id], workspace="default"))
+
+    return await store.read(work)
+
+
+async def test_a_lost_commit_answer_is_unknown_without_a_command_id(
+    cutter: CommitCutter, clean_store: Store
+) -> None:
+    proxied = Store.connect(f"bolt://127.0.0.1:{cutter.port}", None, timeout_s=5.0)
+    commands = LineageCommands(
+        proxied, "default", registry_from_toml(None), Settings().staleness_policy()
+    )
+    try:
+        cutter.armed = True
+        with pytest.raises(ThreadlineError) as raised:
+            await commands.create_thread("lost", "lost-answer")
+        assert cutter.cuts == 1
+        assert raised.value.code is ErrorCode.UNAVAILABLE
+        assert raised.value.extensions["outcome"] == "UNKNOWN"
+        assert await exists(clean_store, "lost-answer"), "the commit did reach Neo4j"
+    finally:
+        await proxied.close()
+
+
+async def test_a_lost_commit_answer_is_resolved_with_a_command_id(
+    cutter: CommitCutter, clean_store: Store
+) -> None:
+    proxied = Store.connect(f"bolt://127.0.0.1:{cutter.port}", None, timeout_s=5.0)
+    commands = LineageCommands(
+        proxied, "default", registry_from_toml(None), Settings().staleness_policy()
+    )
+    try:
+        cutter.armed = True
+        created = await commands.create_thread("lost", "resolved", command_id="cmd-lost")
+        assert cutter.cuts == 1
+        assert created.id == "resolved"
+        again = await commands.create_thread("lost", "resolved", command_id="cmd-lost")
+        assert again == created, "the receipt answers the committed result"
+    finally:
+        await proxied.close()
