@@ -128,7 +128,8 @@ async def test_clicking_a_handoff_shows_its_text_and_provenance(tab: Tab, demo: 
     assert handoff_id in details
     assert truth["toProviderThread"]["id"] in details
     assert truth["status"] in details
-    await tab.screenshot("lineage-handoff")
+    await tab.page.click("#fit")
+    await tab.screenshot("lineage-handoff")  # the README's docs/lineage.png
     stays_home(tab, demo.base)
 
 

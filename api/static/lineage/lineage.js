@@ -91,7 +91,7 @@ async function load() {
   if (!family.nodes.length) return setState("empty", t("unknown", thread));
   const { elements, place } = familyElements(family, thread);
   cy.add(elements);
-  const layout = { name: "dagre", rankDir: "LR", nodeSep: 40, rankSep: 140, animate: false };
+  const layout = { name: "dagre", rankDir: "LR", nodeSep: 40, rankSep: 100, animate: false };
   cy.elements("[kind='thread'], [kind='lineage']").layout(layout).run();
   place(cy);
   cy.fit(undefined, 30);
