@@ -57,7 +57,7 @@ def neo4j_browser(neo4j_server: LocalNeo4j | None, neo4j_uri: str) -> tuple[str,
     if named:
         http = named.rstrip("/")
     elif neo4j_server is not None:
-        http = f"http://127.0.0.1:{neo4j_server.http_port}"
+        http = f"http://127.0.0.1:{neo4j_server.ports().http}"
     else:
         pytest.fail("An external test Neo4j: set THREADLINE_TEST_NEO4J_HTTP_URL to its HTTP URL.")
     return f"{http}/browser/", {host_of(http), host_of(neo4j_uri.replace("bolt", "http", 1))}
