@@ -129,12 +129,23 @@ class Demo:
         return data["lineage"]
 
 
+# Deadlines are not what these tests check: a cold Neo4j on a busy machine may take longer
+# than the default 5 s to answer the demo's first writes.
+DB_TIMEOUT_S = "30"
+
+
 @pytest.fixture(scope="module")
-async def demo(live_api: str, store: Store) -> AsyncIterator[Demo]:
+def browsed_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An open `threadline serve` (workspace `default`) for the browser."""
+    yield from serve(neo4j_uri, tmp_path_factory.mktemp("browsed"), DB_TIMEOUT_S=DB_TIMEOUT_S)
+
+
+@pytest.fixture(scope="module")
+async def demo(browsed_api: str, store: Store) -> AsyncIterator[Demo]:
     await wipe(store)
-    async with httpx.AsyncClient(base_url=live_api, timeout=60) as http:
+    async with httpx.AsyncClient(base_url=browsed_api, timeout=120) as http:
         gql = GraphQLClient(http)
-        yield Demo(live_api, await seed_demo(gql), gql)
+        yield Demo(browsed_api, await seed_demo(gql), gql)
 
 
 @dataclass
@@ -152,5 +163,6 @@ def secured_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
         f'[[tokens]]\nname = "browser"\nsha256 = "{hashlib.sha256(token.encode()).hexdigest()}"\n'
         'scopes = ["read"]\nworkspace = "default"\n'
     )
-    for base in serve(neo4j_uri, folder, TOKENS_FILE=str(folder / "tokens.toml")):
+    tokens = str(folder / "tokens.toml")
+    for base in serve(neo4j_uri, folder, TOKENS_FILE=tokens, DB_TIMEOUT_S=DB_TIMEOUT_S):
         yield Secured(base, token)
