@@ -1,4 +1,4 @@
-"""The Starlette application: /graphql, /healthz, /readyz, /metrics."""
+"""The Starlette application: /graphql, /lineage, /static, /healthz, /readyz, /metrics."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
@@ -25,6 +25,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET, UnsetType
 
+from api import pages
 from api.auth import TokenBook
 from api.context import Context, SocketState
 from api.errors import with_code
@@ -97,6 +98,10 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
             tokens = self._running.get().tokens
             response = refusal_response(error, tokens, request.headers.get("authorization"))
         await response(scope, receive, send)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """GraphiQL from the vendored assets under /static: nothing from a CDN."""
+        return pages.graphiql()
 
     async def execute_single(
         self,
@@ -236,6 +241,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Route("/metrics", metrics.endpoint),
             Route("/graphql", graphql),
             WebSocketRoute("/graphql", graphql),
+            Route("/lineage", pages.lineage),
+            Mount("/static", pages.static_files(), name="static"),
         ],
         lifespan=lifespan,
         middleware=[Middleware(BodyLimit, max_bytes=settings.max_body_bytes)],

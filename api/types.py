@@ -341,6 +341,14 @@ class ProviderThread:
         found = await info.context.loaders.handoffs_received.load(self.node.id)
         return [ContextHandoff(node=h) for h in found]
 
+    @strawberry.field(description="When STALE: the staleness signals that retired it.")
+    def stale_signals(self) -> list[models.StalenessSignal]:
+        return list(self.node.staleSignals or [])
+
+    @strawberry.field(description="When FAILED: why the provider could not resume or create it.")
+    def failure_reason(self) -> str | None:
+        return self.node.failureReason
+
     @strawberry.field
     async def forked_from(self, info: Info) -> ProviderThread | None:
         return await provider_thread_by_id(info, self.node.forkedFromId)

@@ -225,6 +225,8 @@ class ProviderThreadNode(Node):
     createdAt: datetime
     lastUsedAt: datetime
     forkedFromId: str | None = None
+    failureReason: str | None = None  # when FAILED
+    staleSignals: list[StalenessSignal] | None = None  # when STALE: the signals that retired it
 
 
 class HandoffSection(Node):

@@ -1,0 +1,148 @@
+// The details panel: what a clicked element is, asked of the API only when clicked (run
+// items, a handoff's summary text, a provider thread's coverage and staleness, a transfer).
+// Text from the API is set as text, never as HTML.
+
+import { t } from "./i18n.js";
+
+/** An element: h("p", {class: "x"}, "text", child, ...). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
+  for (const child of children.flat()) {
+    if (child != null) el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+const list = (values) => (values.length ? values.join(", ") : t("none"));
+const range = (r) => (r.from === r.to ? `${r.from}` : `${r.from}–${r.to}`);
+const pairs = (rows) =>
+  h("dl", {}, rows.filter(([, v]) => v != null && v !== "").flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+const status = (value) => h("span", { class: `status ${value}` }, value);
+
+/** Buttons that re-centre the page on a thread. */
+export const followButton = (id, label) =>
+  h("button", { type: "button", class: "follow", "data-follow": id }, `${t("follow")} ${label ?? id}`);
+
+export function threadDetails(thread, family) {
+  const title = (id) => family.nodes.find((n) => n.thread.id === id)?.thread.title ?? id;
+  const children = family.edges.filter((e) => e.from === thread.id);
+  return [
+    h("h2", {}, thread.title || thread.id),
+    pairs([
+      [t("id"), h("code", {}, thread.id)],
+      [t("relationship"), thread.relationshipToParent],
+      [t("depthFrom"), thread.depth],
+      [t("runCount"), thread.runs.length],
+      [t("providerThreads"), list(thread.providerThreads.map((pt) => `${pt.provider} ${pt.status}`))],
+    ]),
+    thread.parent ? [h("h3", {}, t("parent")), followButton(thread.parent.id, title(thread.parent.id))] : null,
+    children.length ? h("h3", {}, t("children")) : null,
+    children.map((e) => followButton(e.to, `${title(e.to)} (${e.relationship} @${e.sourceRunOrdinal ?? "–"})`)),
+  ];
+}
+
+export function runDetails({ run }) {
+  return [
+    h("h2", {}, `${t("run")} ${run.ordinal} · ${run.provider}`),
+    pairs([
+      [t("id"), h("code", {}, run.id)],
+      ["status", status(run.status)],
+      ["model", run.model],
+      ["runtimeMode", run.runtimeMode],
+      ["providerThread", run.providerThread && `${run.providerThread.provider} ${run.providerThread.status}`],
+      ["nativeTurnRef", run.nativeTurnRef],
+      [t("failure"), run.failureReason],
+      [t("handoffs"), list(run.contextHandoffs.map((x) => `${x.kind} ${range(x.coveredRunOrdinals)} ${x.status}`))],
+      [t("checkpoint"), run.checkpoint?.ref],
+    ]),
+    h("h3", {}, t("input")),
+    h("pre", { class: "input" }, run.input),
+    h("h3", {}, `${t("items")} (${run.items.length})`),
+    h(
+      "ol",
+      { class: "items" },
+      run.items.map((item) =>
+        h("li", {}, h("b", {}, item.kind), item.key ? ` [${item.key}]` : "", item.path ? ` ${item.path}` : "", h("div", {}, item.text)),
+      ),
+    ),
+    run.checkpoint?.diffSummary.length
+      ? h("ul", {}, run.checkpoint.diffSummary.map((d) => h("li", {}, `${d.changeKind} ${d.path} +${d.additions} −${d.deletions}`)))
+      : null,
+  ];
+}
+
+export function handoffDetails({ handoff }) {
+  const from = handoff.fromProviderThreads.map((pt) => `${pt.provider} ${pt.id}`);
+  return [
+    h("h2", {}, `${handoff.kind} ${range(handoff.coveredRunOrdinals)}`),
+    pairs([
+      [t("id"), h("code", {}, handoff.id)],
+      ["status", status(handoff.status)],
+      ["strategy", handoff.strategy],
+      ["tokenEstimate", handoff.tokenEstimate],
+      ["createdByProvider", handoff.createdByProvider],
+    ]),
+    h("h3", {}, t("provenance")),
+    pairs([
+      [t("sourceThread"), `${handoff.sourceThread.title ?? ""} ${handoff.sourceThread.id}`],
+      [t("covered"), range(handoff.coveredRunOrdinals)],
+      [t("from"), list(from)],
+      [t("to"), handoff.toProviderThread && `${handoff.toProviderThread.provider} ${handoff.toProviderThread.id}`],
+      [t("targetRun"), handoff.targetRun && `${handoff.targetRun.ordinal} (${handoff.targetRun.provider})`],
+      [t("transfer"), handoff.transfer && `${handoff.transfer.type} ${handoff.transfer.status}`],
+      [t("supersededBy"), handoff.supersededBy && `${handoff.supersededBy.id} ${handoff.supersededBy.status}`],
+    ]),
+    h("h3", {}, t("summary")),
+    h("pre", { class: "summary" }, handoff.summaryText),
+  ];
+}
+
+export function providerThreadDetails({ providerThread: pt }) {
+  const cov = pt.coverage;
+  const stale = pt.staleSignals.length ? list(pt.staleSignals) : null;
+  return [
+    h("h2", {}, `${pt.provider} · ${pt.status}`),
+    pairs([
+      [t("id"), h("code", {}, pt.id)],
+      ["nativeRef", pt.nativeRef],
+      ["model", pt.model],
+      ["runtimeMode", pt.runtimeMode],
+      ["historyMode", pt.historyMode],
+      ["forkedFrom", pt.forkedFrom && `${pt.forkedFrom.provider} ${pt.forkedFrom.id}`],
+    ]),
+    h("h3", {}, t("staleness")),
+    pairs([
+      ["status", status(pt.status)],
+      [t("staleSignals"), stale ?? (pt.status === "ACTIVE" ? t("fresh") : null)],
+      [t("failure"), pt.failureReason],
+    ]),
+    h("h3", {}, t("coverage")),
+    pairs([
+      [t("nativeRuns"), list(cov.nativeRunOrdinals)],
+      [t("coveredRuns"), list(cov.coveredRunOrdinals)],
+      [t("missingRuns"), list(cov.missingRunOrdinals)],
+      [t("handoffs"), list(pt.handoffs.map((x) => `${x.kind} ${range(x.coveredRunOrdinals)} ${x.status}`))],
+    ]),
+  ];
+}
+
+export function transferDetails({ transfer: x }) {
+  const point = x.sourcePoint;
+  return [
+    h("h2", {}, `${x.type} · ${x.status}`),
+    pairs([
+      [t("id"), h("code", {}, x.id)],
+      ["status", status(x.status)],
+      ["resolutionStrategy", x.resolutionStrategy],
+      [t("sourceThread"), `${x.sourceThread.title ?? ""} ${x.sourceThread.id}`],
+      [t("sourcePoint"), [point.run && `run ${point.run.ordinal}`, point.checkpoint?.ref, point.providerTurnRef].filter(Boolean).join(" · ")],
+      ["providers", [x.sourceProvider, x.targetProvider].filter(Boolean).join(" → ")],
+      ["resolvedProviderThread", x.resolvedProviderThread && `${x.resolvedProviderThread.provider} ${x.resolvedProviderThread.id}`],
+      ["handoff", x.handoff && `${x.handoff.id} ${x.handoff.status}`],
+      [t("consumedBy"), x.consumedBy?.ordinal],
+      [t("failure"), x.failureReason],
+    ]),
+    followButton(x.targetThread.id, x.targetThread.title),
+  ];
+}
