@@ -194,7 +194,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         owned = store is None
         active = store or connect_store(settings)
         await active.migrate()
-        active.warm_up()
+        active.start_warm_up()
         feeds = EventFeeds(active, settings.subscription_poll_s)
         running.services = Services(
             settings=settings,
@@ -226,7 +226,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 reason += f" The managed Neo4j {ended}: start it with `threadline neo4j start`."
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         if not store.warm:
-            store.warm_up()
+            store.start_warm_up()
             reason = (
                 "Neo4j answers; its query plans are being prepared, which a freshly started "
                 "Neo4j does once (until then the first requests would be slow)."

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-from api.auth import Principal, Scope
-from api.lineage_commands import LineageCommands
+from api import receipts
+from api.auth import Principal
+from api.auth import Scope as Access
+from api.commands.caller import Caller
 from api.loaders import Loaders
 from api.services import Services
 from api.settings import Settings
 from graph.errors import ThreadlineError
-from graph.store import Store
+from graph.store import Store, Tx
 from resolvers.providers import ProviderRegistry
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -32,7 +38,7 @@ class Context:
     connection_params: dict[str, object] | None = None
     socket: SocketState | None = None  # websocket connections only
     loaders: Loaders = field(init=False)
-    commands: LineageCommands = field(init=False)
+    caller: Caller = field(init=False)
 
     def __post_init__(self) -> None:
         self._bind_workspace()
@@ -63,7 +69,31 @@ class Context:
             self.principal, self.auth_error = None, error
         self._bind_workspace()
 
-    def authorize(self, needed: Scope) -> None:
+    async def command(
+        self,
+        mutation: str,
+        args: dict[str, Any],
+        command_id: str | None,
+        result_type: type[T],
+        work: Callable[[Tx, Caller], Awaitable[T]],
+    ) -> T:
+        """Run a command in one write transaction, at most once per commandId."""
+        caller = self.caller
+        return await receipts.run_once(
+            self.store,
+            self.workspace,
+            command_id,
+            mutation,
+            args,
+            result_type,
+            lambda tx: work(tx, caller),
+        )
+
+    async def read(self, work: Callable[[Tx, Caller], Awaitable[T]]) -> T:
+        caller = self.caller
+        return await self.store.read(lambda tx: work(tx, caller))
+
+    def authorize(self, needed: Access) -> None:
         """Raise UNAUTHENTICATED or FORBIDDEN unless the caller may do this."""
         if self.auth_error is not None or self.principal is None:
             raise self.auth_error or ThreadlineError.unauthenticated()
@@ -71,6 +101,4 @@ class Context:
 
     def _bind_workspace(self) -> None:
         self.loaders = Loaders(self.store, self.workspace)
-        self.commands = LineageCommands(
-            self.store, self.workspace, self.providers, self.settings.staleness_policy()
-        )
+        self.caller = Caller(self.workspace, self.providers, self.settings.staleness_policy())

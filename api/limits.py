@@ -21,7 +21,7 @@ from graph.store import deadline_in
 
 # Arguments that carry prose or summaries; every other string is a name, id or ref.
 TEXT_ARGUMENTS = frozenset(
-    {"input", "reason", "task", "result", "summaryText", "summary_text", "text", "attributes"}
+    {"input", "reason", "task", "result", "summary_text", "text", "attributes"}
 )
 
 
@@ -31,7 +31,7 @@ def limits_extension(settings: Settings) -> Callable[[], SchemaExtension]:
             self,
             _next: Callable[..., Any],
             root: Any,
-            info: GraphQLResolveInfo,
+            info: GraphQLResolveInfo[Any],
             *args: str,
             **kwargs: Any,
         ) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import strawberry
 
 from api import types as t
+from api.commands import lineage
+from graph.models import ThreadNode, TransferNode
 
 Info = t.Info
 
@@ -27,23 +29,41 @@ class LineageMutation:
         title: str | None = None,
         command_id: str | None = None,
     ) -> t.Thread:
-        node = await info.context.commands.fork_thread(
-            source_thread_id,
-            at.run_id,
-            at.checkpoint_id,
-            bool(at.latest_stable),
-            title,
+        args = {
+            "source": source_thread_id,
+            "runId": at.run_id,
+            "checkpointId": at.checkpoint_id,
+            "latestStable": bool(at.latest_stable),
+            "title": title,
+        }
+        node = await info.context.command(
+            "forkThread",
+            args,
             command_id,
+            ThreadNode,
+            lambda tx, caller: lineage.fork_thread(
+                tx,
+                caller,
+                source_thread_id,
+                at.run_id,
+                at.checkpoint_id,
+                bool(at.latest_stable),
+                title,
+            ),
         )
-        info.context.loaders.clear()
         return t.Thread(node=node)
 
     @strawberry.mutation
     async def merge_back(
         self, info: Info, fork_thread_id: strawberry.ID, command_id: str | None = None
     ) -> t.ContextTransfer:
-        node = await info.context.commands.merge_back(fork_thread_id, command_id)
-        info.context.loaders.clear()
+        node = await info.context.command(
+            "mergeBack",
+            {"fork": fork_thread_id},
+            command_id,
+            TransferNode,
+            lambda tx, caller: lineage.merge_back(tx, caller, fork_thread_id),
+        )
         return t.ContextTransfer(node=node)
 
     @strawberry.mutation
@@ -55,8 +75,15 @@ class LineageMutation:
         provider: str | None = None,
         command_id: str | None = None,
     ) -> t.Thread:
-        node = await info.context.commands.spawn_subagent(parent_run_id, task, provider, command_id)
-        info.context.loaders.clear()
+        if provider is not None:
+            info.context.providers.get(provider)
+        node = await info.context.command(
+            "spawnSubagent",
+            {"parentRunId": parent_run_id, "task": task, "provider": provider},
+            command_id,
+            ThreadNode,
+            lambda tx, caller: lineage.spawn_subagent(tx, caller, parent_run_id, task, provider),
+        )
         return t.Thread(node=node)
 
     @strawberry.mutation
@@ -69,10 +96,22 @@ class LineageMutation:
         title: str | None = None,
         command_id: str | None = None,
     ) -> t.Thread:
-        node = await info.context.commands.record_native_subagent(
-            parent_run_id, provider, native_ref, title, command_id
+        info.context.providers.get(provider)
+        args = {
+            "parentRunId": parent_run_id,
+            "provider": provider,
+            "nativeRef": native_ref,
+            "title": title,
+        }
+        node = await info.context.command(
+            "recordNativeSubagent",
+            args,
+            command_id,
+            ThreadNode,
+            lambda tx, caller: lineage.record_native_subagent(
+                tx, caller, parent_run_id, provider, native_ref, title
+            ),
         )
-        info.context.loaders.clear()
         return t.Thread(node=node)
 
     @strawberry.mutation
@@ -83,6 +122,11 @@ class LineageMutation:
         result: str,
         command_id: str | None = None,
     ) -> t.ContextTransfer:
-        node = await info.context.commands.complete_subagent(child_thread_id, result, command_id)
-        info.context.loaders.clear()
+        node = await info.context.command(
+            "completeSubagent",
+            {"child": child_thread_id, "result": result},
+            command_id,
+            TransferNode,
+            lambda tx, caller: lineage.complete_subagent(tx, caller, child_thread_id, result),
+        )
         return t.ContextTransfer(node=node)

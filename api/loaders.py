@@ -8,7 +8,6 @@ from typing import TypeVar
 from strawberry.dataloader import DataLoader
 
 from graph import repo
-from graph.models import ThreadSnapshot
 from graph.store import Row, Store, Tx
 
 T = TypeVar("T")
@@ -34,7 +33,7 @@ class Loaders:
         self.transfer = self._one("transfer/by_ids", repo.transfer_from)
         self.transfers_in = self._many("transfer/incoming", repo.transfer_from)
         self.transfers_out = self._many("transfer/outgoing", repo.transfer_from)
-        self.coverage_snapshot: DataLoader[str, ThreadSnapshot | None] = DataLoader(self._snapshots)
+        self.coverage_state = self._one("thread/coverage", repo.state_from)
 
     def clear(self) -> None:
         """Forget cached values after a mutation changed the graph."""
@@ -59,12 +58,5 @@ class Loaders:
     async def _grouped(self, query: str, keys: Sequence[str]) -> dict[str, list[Row]]:
         async def work(tx: Tx) -> dict[str, list[Row]]:
             return await repo.grouped(tx, query, self._workspace, keys)
-
-        return await self._store.read(work)
-
-    async def _snapshots(self, keys: list[str]) -> list[ThreadSnapshot | None]:
-        async def work(tx: Tx) -> list[ThreadSnapshot | None]:
-            found = await repo.snapshots(tx, self._workspace, keys, with_content=False)
-            return [found.get(key) for key in keys]
 
         return await self._store.read(work)

@@ -22,7 +22,8 @@ from strawberry.types import ExecutionContext
 from api import types as t
 from api.access import Access
 from api.auth import Scope
-from api.commands import RollbackOutcome, StartOutcome
+from api.commands import handoffs, runs
+from api.commands.caller import Caller
 from api.cost import cost_limit_extension
 from api.errors import CodedErrors
 from api.limits import deadline_extension, limits_extension
@@ -31,8 +32,11 @@ from api.requests import SubscriptionsOverWebsocket
 from api.settings import Settings
 from graph import models, repo
 from graph.errors import invalid, not_found
+from graph.models import ThreadState
 from graph.store import Tx
-from resolvers.start import StartRequest
+from resolvers.rollback import RollbackDecision
+from resolvers.run_plans import StartOutcome
+from resolvers.start import StartDecision, StartRequest
 
 Info = t.Info
 
@@ -139,7 +143,7 @@ class Query:
     async def handoff(self, info: Info, id: strawberry.ID) -> t.ContextHandoff | None:
         return await t.handoff_by_id(info, id)
 
-    @strawberry.field(description="Threads around one: parents up, forks and subagents down.")
+    @t.described("Threads around one: parents up, forks and subagents down.")
     async def lineage(
         self,
         info: Info,
@@ -157,7 +161,7 @@ class Query:
 
         return t.Lineage.of(await info.context.store.read(work))
 
-    @strawberry.field(description="Dry run of startRun: same decision, nothing written.")
+    @t.described("Dry run of startRun: same decision, nothing written.")
     async def explain_start_context(
         self,
         info: Info,
@@ -167,15 +171,19 @@ class Query:
         runtime_mode: str | None = None,
     ) -> t.StartContextPlan:
         request = StartRequest(provider=provider, input="", model=model, runtimeMode=runtime_mode)
-        decision, snapshot = await info.context.commands.explain_start(thread_id, request)
+
+        async def explain(tx: Tx, caller: Caller) -> tuple[StartDecision, ThreadState]:
+            return await runs.explain_start(tx, caller, thread_id, request)
+
+        decision, state = await info.context.read(explain)
         pt = decision.providerThread
         return t.StartContextPlan(
             strategy=decision.strategy,
             provider_action=decision.providerAction,
             provider_thread=t.ProviderThread(node=pt) if pt else None,
             handoff_strategies=[h.strategy for h in decision.handoffs],
-            covered_run_ordinals=decision.covered_ordinals(snapshot),
-            token_estimate=decision.tokenEstimate,
+            covered_run_ordinals=decision.covered_ordinals(state),
+            token_estimate=decision.token_estimate,
             staleness_signals=decision.stalenessSignals,
             explanation=decision.explanation,
         )
@@ -220,8 +228,8 @@ async def _resolution(info: Info, outcome: StartOutcome) -> t.StartContextResolu
         if fork
         else None,
         handoffs=handoffs,
-        context_text=decision.contextText,
-        injection_mode=decision.injectionMode,
+        context_text=decision.context_text,
+        injection_mode=decision.injection_mode,
         consumed_transfers=[
             await t.required(t.transfer_by_id(info, x.transferId)) for x in decision.transfers
         ],
@@ -230,15 +238,16 @@ async def _resolution(info: Info, outcome: StartOutcome) -> t.StartContextResolu
     )
 
 
-async def _rollback_result(info: Info, outcome: RollbackOutcome) -> t.RollbackResult:
+async def _rollback_result(
+    info: Info, thread_id: str, decision: RollbackDecision
+) -> t.RollbackResult:
     loaders = info.context.loaders
-    decision = outcome.decision
     runs = await loaders.run.load_many(decision.rolledBackRunIds)
     handoffs = await loaders.handoff.load_many(decision.supersededHandoffIds)
     pts = await loaders.provider_thread.load_many(list(decision.providerThreadStatuses))
     transfers = await loaders.transfer.load_many(decision.supersededTransferIds)
     return t.RollbackResult(
-        thread=await t.required(t.thread_by_id(info, outcome.thread_id)),
+        thread=await t.required(t.thread_by_id(info, thread_id)),
         rolled_back_runs=[t.Run(node=r) for r in runs if r],
         superseded_handoffs=[t.ContextHandoff(node=h) for h in handoffs if h],
         affected_provider_threads=[t.ProviderThread(node=p) for p in pts if p],
@@ -256,10 +265,16 @@ class Mutation:
         id: strawberry.ID | None = None,
         command_id: str | None = None,
     ) -> t.Thread:
-        node = await info.context.commands.create_thread(title, id, command_id)
+        node = await info.context.command(
+            "createThread",
+            {"title": title, "id": id},
+            command_id,
+            models.ThreadNode,
+            lambda tx, caller: runs.create_thread(tx, caller, title, id),
+        )
         return t.Thread(node=node)
 
-    @strawberry.mutation(description="resolveStartContext: one entry point for every run.")
+    @t.described("resolveStartContext: one entry point for every run.", mutation=True)
     async def start_run(
         self,
         info: Info,
@@ -273,7 +288,13 @@ class Mutation:
         request = StartRequest(
             provider=provider, input=input, model=model, runtimeMode=runtime_mode
         )
-        outcome = await info.context.commands.start_run(thread_id, request, command_id)
+        outcome = await info.context.command(
+            "startRun",
+            {"threadId": thread_id, **request.model_dump()},
+            command_id,
+            StartOutcome,
+            lambda tx, caller: runs.start_run(tx, caller, thread_id, request),
+        )
         return await t.read_back(info, _resolution(info, outcome))
 
     @strawberry.mutation
@@ -286,8 +307,14 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.ProviderThread:
         mode = models.HistoryMode(history_mode or models.HistoryMode.UNKNOWN)
-        pt_id = await info.context.commands.attach_native_thread(
-            provider_thread_id, native_ref, mode, command_id
+        pt_id = await info.context.command(
+            "attachNativeThread",
+            {"id": provider_thread_id, "ref": native_ref, "mode": mode.value},
+            command_id,
+            str,
+            lambda tx, caller: runs.attach_native_thread(
+                tx, caller, provider_thread_id, native_ref, mode
+            ),
         )
         return await t.read_back(info, t.required(t.provider_thread_by_id(info, pt_id)))
 
@@ -295,7 +322,13 @@ class Mutation:
     async def report_start_failure(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
     ) -> t.StartContextResolution:
-        outcome = await info.context.commands.report_start_failure(run_id, reason, command_id)
+        outcome = await info.context.command(
+            "reportStartFailure",
+            {"runId": run_id, "reason": reason},
+            command_id,
+            StartOutcome,
+            lambda tx, caller: runs.report_start_failure(tx, caller, run_id, reason),
+        )
         return await t.read_back(info, _resolution(info, outcome))
 
     @strawberry.mutation
@@ -329,21 +362,36 @@ class Mutation:
                 )
                 for s in checkpoint.diff_summary
             ]
-        run_id = await info.context.commands.complete_run(
-            run_id,
-            native_turn_ref,
-            run_items,
-            checkpoint.ref if checkpoint else None,
-            diff,
+        ref = checkpoint.ref if checkpoint else None
+        args = {
+            "runId": run_id,
+            "nativeTurnRef": native_turn_ref,
+            "items": [i.model_dump() for i in run_items],
+            "checkpointRef": ref,
+            "diff": [d.model_dump() for d in diff] if diff is not None else None,
+        }
+        ident = await info.context.command(
+            "completeRun",
+            args,
             command_id,
+            str,
+            lambda tx, caller: runs.complete_run(
+                tx, caller, run_id, native_turn_ref, run_items, ref, diff
+            ),
         )
-        return await t.read_back(info, t.required(t.run_by_id(info, run_id)))
+        return await t.read_back(info, t.required(t.run_by_id(info, ident)))
 
     @strawberry.mutation
     async def fail_run(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
     ) -> t.Run:
-        ident = await info.context.commands.fail_run(run_id, reason, command_id)
+        ident = await info.context.command(
+            "failRun",
+            {"runId": run_id, "reason": reason},
+            command_id,
+            str,
+            lambda tx, caller: runs.fail_run(tx, caller, run_id, reason),
+        )
         return await t.read_back(info, t.required(t.run_by_id(info, ident)))
 
     @strawberry.mutation
@@ -354,14 +402,26 @@ class Mutation:
         to_run_ordinal: int,
         command_id: str | None = None,
     ) -> t.RollbackResult:
-        outcome = await info.context.commands.rollback_thread(thread_id, to_run_ordinal, command_id)
-        return await t.read_back(info, _rollback_result(info, outcome))
+        decision = await info.context.command(
+            "rollbackThread",
+            {"threadId": thread_id, "to": to_run_ordinal},
+            command_id,
+            RollbackDecision,
+            lambda tx, caller: runs.rollback_thread(tx, caller, thread_id, to_run_ordinal),
+        )
+        return await t.read_back(info, _rollback_result(info, thread_id, decision))
 
     @strawberry.mutation
     async def regenerate_handoff(
         self, info: Info, handoff_id: strawberry.ID, command_id: str | None = None
     ) -> t.ContextHandoff:
-        ident = await info.context.commands.regenerate_handoff(handoff_id, command_id)
+        ident = await info.context.command(
+            "regenerateHandoff",
+            {"handoffId": handoff_id},
+            command_id,
+            str,
+            lambda tx, caller: handoffs.regenerate_handoff(tx, caller, handoff_id),
+        )
         return await t.read_back(info, t.required(t.handoff_by_id(info, ident)))
 
     @strawberry.mutation
@@ -373,8 +433,14 @@ class Mutation:
         created_by_provider: str,
         command_id: str | None = None,
     ) -> t.ContextHandoff:
-        ident = await info.context.commands.submit_handoff_summary(
-            handoff_id, summary_text, created_by_provider, command_id
+        ident = await info.context.command(
+            "submitHandoffSummary",
+            {"handoffId": handoff_id, "text": summary_text, "by": created_by_provider},
+            command_id,
+            str,
+            lambda tx, caller: handoffs.submit_handoff_summary(
+                tx, caller, handoff_id, summary_text, created_by_provider
+            ),
         )
         return await t.read_back(info, t.required(t.handoff_by_id(info, ident)))
 
@@ -382,7 +448,13 @@ class Mutation:
     async def request_clean_context(
         self, info: Info, thread_id: strawberry.ID, command_id: str | None = None
     ) -> t.Thread:
-        ident = await info.context.commands.request_clean_context(thread_id, command_id)
+        ident = await info.context.command(
+            "requestCleanContext",
+            {"threadId": thread_id},
+            command_id,
+            str,
+            lambda tx, caller: runs.request_clean_context(tx, caller, thread_id),
+        )
         return await t.read_back(info, t.required(t.thread_by_id(info, ident)))
 
 
@@ -441,5 +513,5 @@ def build_schema(
         query=Query,
         mutation=mutation,
         subscription=Subscription,
-        extensions=extensions,  # type: ignore[arg-type]
+        extensions=extensions,
     )

@@ -28,9 +28,10 @@ class Settings(BaseSettings):
     graphiql: bool = True
     production: bool = Field(default=False, description="no GraphiQL, no introspection")
     # Staleness thresholds (SEMANTICS "Staleness signals").
-    max_off_provider_runs: int = 25
-    max_chained_handoffs: int = 6
-    max_delta_chain: int = 3
+    # Defaults are the policy's own (resolvers/policy.py), written there once.
+    max_off_provider_runs: int = StalenessPolicy().max_off_provider_runs
+    max_chained_handoffs: int = StalenessPolicy().max_chained_handoffs
+    max_delta_chain: int = StalenessPolicy().max_delta_chain
     # Request limits.
     max_query_depth: int = 15
     max_query_tokens: int = 5000

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -12,29 +12,60 @@ from strawberry.scalars import JSON
 from api.context import Context
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
+from graph.ranges import Ranges
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 
 Info = strawberry.Info[Context, None]
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
-Actor = strawberry.enum(models.Actor)
-ThreadRelationship = strawberry.enum(models.ThreadRelationship)
-RunStatus = strawberry.enum(models.RunStatus)
-ProviderThreadStatus = strawberry.enum(models.ProviderThreadStatus)
-HistoryMode = strawberry.enum(models.HistoryMode)
-TransferType = strawberry.enum(models.TransferType)
-TransferStatus = strawberry.enum(models.TransferStatus)
-ResolutionStrategy = strawberry.enum(models.ResolutionStrategy)
-HandoffStrategy = strawberry.enum(models.HandoffStrategy)
-HandoffKind = strawberry.enum(models.HandoffKind)
-HandoffStatus = strawberry.enum(models.HandoffStatus)
-StartStrategy = strawberry.enum(models.StartStrategy)
-ProviderAction = strawberry.enum(models.ProviderAction)
-InjectionMode = strawberry.enum(models.InjectionMode)
-RunItemKind = strawberry.enum(models.RunItemKind)
-StalenessSignal = strawberry.enum(models.StalenessSignal)
-LineageDirection = strawberry.enum(models.LineageDirection)
+
+def described(description: str, *, mutation: bool = False) -> Callable[[F], F]:
+    """`@strawberry.field(description=...)` (or mutation) with its type kept: Strawberry's
+    overload for that form is typed as returning Any."""
+    decorate = strawberry.mutation if mutation else strawberry.field
+    return cast(Callable[[F], F], decorate(description=description))
+
+
+# The graph's enums are the contract's: registered with Strawberry once, used as they are.
+Actor = models.Actor
+ThreadRelationship = models.ThreadRelationship
+RunStatus = models.RunStatus
+ProviderThreadStatus = models.ProviderThreadStatus
+HistoryMode = models.HistoryMode
+TransferType = models.TransferType
+TransferStatus = models.TransferStatus
+ResolutionStrategy = models.ResolutionStrategy
+HandoffStrategy = models.HandoffStrategy
+HandoffKind = models.HandoffKind
+HandoffStatus = models.HandoffStatus
+StartStrategy = models.StartStrategy
+ProviderAction = models.ProviderAction
+InjectionMode = models.InjectionMode
+RunItemKind = models.RunItemKind
+StalenessSignal = models.StalenessSignal
+LineageDirection = models.LineageDirection
+for _enum in (
+    Actor,
+    ThreadRelationship,
+    RunStatus,
+    ProviderThreadStatus,
+    HistoryMode,
+    TransferType,
+    TransferStatus,
+    ResolutionStrategy,
+    HandoffStrategy,
+    HandoffKind,
+    HandoffStatus,
+    StartStrategy,
+    ProviderAction,
+    InjectionMode,
+    RunItemKind,
+    StalenessSignal,
+    LineageDirection,
+):
+    strawberry.enum(_enum)
 
 
 @strawberry.type
@@ -120,12 +151,12 @@ class Thread:
 
     @strawberry.field
     async def coverage(self, info: Info) -> list[ProviderThreadCoverage]:
-        snapshot = await info.context.loaders.coverage_snapshot.load(self.node.id)
-        if snapshot is None:
+        state = await info.context.loaders.coverage_state.load(self.node.id)
+        if state is None:
             return []
         return [
-            ProviderThreadCoverage.of(compute_coverage(pt, snapshot.runs, snapshot.handoffs))
-            for pt in snapshot.providerThreads
+            ProviderThreadCoverage.of(compute_coverage(pt, state.history, state.handoffs))
+            for pt in state.providerThreads
         ]
 
     @strawberry.field
@@ -154,7 +185,7 @@ class RunItem:
             text=item.text,
             key=item.key,
             path=item.path,
-            attributes=item.attributes,
+            attributes=JSON(item.attributes) if item.attributes is not None else None,
         )
 
 
@@ -279,10 +310,10 @@ class ProviderThreadCoverage:
     def of(cls, cov: Coverage) -> ProviderThreadCoverage:
         return cls(
             provider_thread_id=strawberry.ID(cov.providerThreadId),
-            native_run_ordinals=cov.nativeRunOrdinals,
+            native_run_ordinals=list(cov.native),
             handoff_ids=[strawberry.ID(h) for h in cov.handoffIds],
-            covered_run_ordinals=cov.coveredRunOrdinals,
-            missing_run_ordinals=cov.missingRunOrdinals,
+            covered_run_ordinals=list(cov.covered),
+            missing_run_ordinals=list(cov.missing),
         )
 
 
@@ -341,11 +372,11 @@ class ProviderThread:
         found = await info.context.loaders.handoffs_received.load(self.node.id)
         return [ContextHandoff(node=h) for h in found]
 
-    @strawberry.field(description="When STALE: the staleness signals that retired it.")
+    @described("When STALE: the staleness signals that retired it.")
     def stale_signals(self) -> list[models.StalenessSignal]:
         return list(self.node.staleSignals or [])
 
-    @strawberry.field(description="When FAILED: why the provider could not resume or create it.")
+    @described("When FAILED: why the provider could not resume or create it.")
     def failure_reason(self) -> str | None:
         return self.node.failureReason
 
@@ -358,13 +389,15 @@ class ProviderThread:
         return ProviderThreadCoverage.of(await self._coverage(info))
 
     async def _native(self, info: Info) -> list[int]:
-        return (await self._coverage(info)).nativeRunOrdinals
+        return list((await self._coverage(info)).native)
 
     async def _coverage(self, info: Info) -> Coverage:
-        snapshot = await info.context.loaders.coverage_snapshot.load(self.node.threadId)
-        runs = snapshot.runs if snapshot else []
-        handoffs = snapshot.handoffs if snapshot else []
-        return compute_coverage(self.node, runs, handoffs)
+        state = await info.context.loaders.coverage_state.load(self.node.threadId)
+        if state is None:
+            return compute_coverage(self.node, Ranges(), [])
+        # This provider thread as the coverage read found it (its ranges are current there).
+        pt = state.provider_thread(self.node.id) or self.node
+        return compute_coverage(pt, state.history, state.handoffs)
 
 
 @strawberry.type
@@ -615,7 +648,7 @@ class ThreadEvent:
             at=event.at,
             thread_id=strawberry.ID(event.threadId),
             run_id=strawberry.ID(event.runId) if event.runId else None,
-            payload=event.payload,
+            payload=JSON(event.payload) if event.payload is not None else None,
         )
 
 

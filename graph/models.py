@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph.ranges import Ranges
+
 
 class Actor(StrEnum):
     USER = "USER"
@@ -169,6 +171,16 @@ class ThreadNode(Node):
     rootId: str
     cleanContextRequested: bool = False
     lastOrdinal: int = 0
+    rolledBack: list[int] = Field(default_factory=list)  # flattened Ranges
+
+    @property
+    def rolled_back(self) -> Ranges:
+        return Ranges.unflatten(self.rolledBack)
+
+    @property
+    def not_rolled_back(self) -> Ranges:
+        """Ordinals of runs that exist and were not rolled back (in progress included)."""
+        return Ranges.span(1, self.lastOrdinal) - self.rolled_back
 
 
 class RunItem(Node):
@@ -208,9 +220,26 @@ class RunNode(Node):
     failureReason: str | None = None
     startedAt: datetime
     completedAt: datetime | None = None
+    # Runs before this one on its provider thread that each started with a delta handoff,
+    # counting this one (0 when this one did not): the provider thread's delta chain.
+    deltaChain: int = 0
     items: list[RunItem] = Field(default_factory=list)
     checkpoint: CheckpointNode | None = None
     consumedHandoffIds: list[str] = Field(default_factory=list)
+
+
+class RunDigest(Node):
+    """What a summary reads of one history run: written when the run ends, so a handoff
+    never re-reads the run's items (SEMANTICS "Handoff content")."""
+
+    ordinal: int
+    status: RunStatus
+    input: str
+    failureReason: str | None = None
+    providerThreadId: str | None = None
+    items: list[RunItem] = Field(default_factory=list)
+    checkpointRef: str | None = None
+    diffSummary: list[FileDiffStat] | None = None  # None: the run has no checkpoint
 
 
 class ProviderThreadNode(Node):
@@ -227,6 +256,12 @@ class ProviderThreadNode(Node):
     forkedFromId: str | None = None
     failureReason: str | None = None  # when FAILED
     staleSignals: list[StalenessSignal] | None = None  # when STALE: the signals that retired it
+    nativeRanges: list[int] = Field(default_factory=list)  # flattened Ranges
+
+    @property
+    def native(self) -> Ranges:
+        """Ordinals of the history runs that ran on this provider thread."""
+        return Ranges.unflatten(self.nativeRanges)
 
 
 class HandoffSection(Node):
@@ -254,6 +289,11 @@ class HandoffNode(Node):
     supersededById: str | None = None
     createdAt: datetime
     updatedAt: datetime
+
+    @property
+    def covered(self) -> Ranges:
+        """The ordinals its range spans (of its source thread; history or not)."""
+        return Ranges.span(self.coveredFrom, self.coveredTo)
 
 
 class SourcePoint(Node):
@@ -300,15 +340,39 @@ class EventNode(Node):
     payload: dict[str, Any] | None = None
 
 
-class ThreadSnapshot(Node):
-    """Everything a start/rollback decision needs about one thread, read at once."""
+class ThreadState(Node):
+    """What the decisions on one thread read: a bounded number of rows, whatever the
+    thread's length. Which runs are history, what each provider thread ran and what its
+    handoffs cover are ranges of ordinals; run content comes separately, as digests, and
+    only for the runs a handoff summarises."""
 
     thread: ThreadNode
-    runs: list[RunNode]
-    providerThreads: list[ProviderThreadNode]
-    handoffs: list[HandoffNode]
-    transfers: list[TransferNode] = Field(default_factory=list)  # incoming
-    outgoingTransfers: list[TransferNode] = Field(default_factory=list)
+    lastRun: RunNode | None = None  # the latest ordinal: the run in progress, if any
+    providerThreads: list[ProviderThreadNode] = Field(default_factory=list)
+    # READY or PENDING handoffs delivered to this thread's provider threads that may be
+    # used again (not STALE, FAILED or DIVERGENT).
+    handoffs: list[HandoffNode] = Field(default_factory=list)
+    # Incoming: pending ones, the thread's origin (fork or spawn), those the last run consumed.
+    transfers: list[TransferNode] = Field(default_factory=list)
+    outgoingTransfers: list[TransferNode] = Field(default_factory=list)  # pending
+    deltaChains: dict[str, int] = Field(default_factory=dict)  # provider thread → its chain
+    latestCompleted: RunNode | None = None
+    latestStable: RunNode | None = None  # the latest completed run with a checkpoint
+
+    @property
+    def run_in_progress(self) -> RunNode | None:
+        run = self.lastRun
+        return run if run is not None and run.status in IN_PROGRESS else None
+
+    @property
+    def history(self) -> Ranges:
+        """Ordinals of the runs that are history: not rolled back, not in progress."""
+        busy = self.run_in_progress
+        live = self.thread.not_rolled_back
+        return live - Ranges.span(busy.ordinal, busy.ordinal) if busy else live
+
+    def provider_thread(self, ident: str | None) -> ProviderThreadNode | None:
+        return next((pt for pt in self.providerThreads if pt.id == ident), None)
 
 
 class LineageEdge(Node):

@@ -25,16 +25,19 @@ from graph.models import (
     LineageEdge,
     LineageNode,
     ProviderThreadNode,
+    RunDigest,
     RunItem,
     RunNode,
     ThreadNode,
-    ThreadSnapshot,
+    ThreadState,
     TransferNode,
 )
-from graph.queries import MAX_HOPS
+from graph.plan import Change, WritePlan
+from graph.ranges import Ranges
 from graph.store import Row, Tx
 
 JSON_FIELDS = {
+    "digest": "digestJson",
     "attributes": "attributesJson",
     "sections": "sectionsJson",
     "diffSummary": "diffSummaryJson",
@@ -95,6 +98,18 @@ def event_from(row: Row) -> EventNode:
     return EventNode.model_validate(native(row))
 
 
+def state_from(row: Row) -> ThreadState:
+    decoded = native(row)
+    return ThreadState.model_validate(
+        {
+            **decoded,
+            "deltaChains": dict(decoded["deltaChains"]),
+            "latestCompleted": next(iter(decoded["latestCompleted"]), None),
+            "latestStable": next(iter(decoded["latestStable"]), None),
+        }
+    )
+
+
 # ---- encoding ---------------------------------------------------------------
 
 
@@ -132,28 +147,92 @@ def _plain(value: Any) -> Any:
 # ---- reads ------------------------------------------------------------------
 
 
-async def lock_thread(tx: Tx, workspace: str, thread_id: str) -> bool:
-    return await tx.row("thread/lock", workspace=workspace, threadId=thread_id) is not None
-
-
-async def snapshot(
-    tx: Tx, workspace: str, thread_id: str, *, with_content: bool = True
-) -> ThreadSnapshot | None:
-    found = await snapshots(tx, workspace, [thread_id], with_content=with_content)
-    return found.get(thread_id)
-
-
-async def snapshots(
-    tx: Tx, workspace: str, thread_ids: Sequence[str], *, with_content: bool = True
-) -> dict[str, ThreadSnapshot]:
+async def states(
+    tx: Tx,
+    workspace: str,
+    thread_id: str,
+    *,
+    lock: bool,
+    related: bool = False,
+    extra: Sequence[str] = (),
+) -> tuple[ThreadState, dict[str, ThreadState]] | None:
+    """The thread's state (its write lock taken first with `lock`, so concurrent writers
+    on one thread serialise, across API processes too) and, with `related`, the states of
+    its ancestors, of the sources of transfers waiting for it, and of `extra`."""
+    if lock and await tx.row("thread/lock", workspace=workspace, threadId=thread_id) is None:
+        return None
     rows = await tx.rows(
-        "thread/snapshot",
+        "thread/state",
         workspace=workspace,
-        threadIds=list(thread_ids),
-        withContent=with_content,
+        threadId=thread_id,
+        related=related,
+        extra=list(extra),
     )
-    found = (ThreadSnapshot.model_validate(native(row)) for row in rows)
-    return {snap.thread.id: snap for snap in found}
+    found = {state.thread.id: state for state in map(state_from, rows)}
+    main = found.pop(thread_id, None)
+    return None if main is None else (main, found)
+
+
+async def digests(
+    tx: Tx, workspace: str, wants: dict[str, Ranges]
+) -> list[tuple[str, RunDigest | RunNode]]:
+    """What summaries read of the runs at `wants` (thread id -> ordinals): the digest
+    kept on each run, or the run itself for runs written before digests existed."""
+    rows = await tx.rows(
+        "run/digests",
+        workspace=workspace,
+        wants=[{"threadId": t, "ordinals": list(ordinals)} for t, ordinals in wants.items()],
+    )
+    return [
+        (
+            row["threadId"],
+            RunDigest.model_validate_json(row["digest"]) if row["digest"] else run_from(row["run"]),
+        )
+        for row in rows
+    ]
+
+
+async def rollback_inputs(
+    tx: Tx, workspace: str, thread_id: str, to_ordinal: int
+) -> tuple[list[RunNode], list[Row]]:
+    """The live runs after `to_ordinal`, and the handoffs about the thread reaching past it
+    (each as {handoff, consumerOrdinal, consumerProviderThreadId})."""
+    row = await tx.row(
+        "thread/rollback_inputs", workspace=workspace, threadId=thread_id, toOrdinal=to_ordinal
+    )
+    if row is None:
+        return [], []
+    affected = [{**native(a), "handoff": handoff_from(a["handoff"])} for a in row["affected"]]
+    return [run_from(r) for r in row["rolledRuns"]], affected
+
+
+async def run_owner(tx: Tx, workspace: str, run_id: str) -> tuple[str, RunNode] | None:
+    row = await tx.row("run/owner", workspace=workspace, runId=run_id)
+    return None if row is None else (str(row["threadId"]), run_from(row["run"]))
+
+
+async def named_run(
+    tx: Tx, workspace: str, thread_id: str, run_id: str | None, checkpoint_id: str | None
+) -> RunNode | None:
+    """The run of the thread named by `run_id` or by its checkpoint's `checkpoint_id`."""
+    row = await tx.row(
+        "run/named",
+        workspace=workspace,
+        threadId=thread_id,
+        runId=run_id,
+        checkpointId=checkpoint_id,
+    )
+    return None if row is None else run_from(row["run"])
+
+
+async def handoff_owner(
+    tx: Tx, workspace: str, handoff_id: str
+) -> tuple[str, HandoffNode, TransferNode | None] | None:
+    row = await tx.row("handoff/owner", workspace=workspace, handoffId=handoff_id)
+    if row is None:
+        return None
+    transfer = transfer_from(row["transfer"]) if row["transfer"] else None
+    return str(row["threadId"]), handoff_from(row["handoff"]), transfer
 
 
 async def thread_of(tx: Tx, query: str, workspace: str, **ident: str) -> str | None:
@@ -187,18 +266,6 @@ async def lineage(
         ],
         edges=[LineageEdge.model_validate(edge) for edge in row["edges"]],
     )
-
-
-async def related_snapshots(
-    tx: Tx, workspace: str, snapshot: ThreadSnapshot
-) -> dict[str, ThreadSnapshot]:
-    """Snapshots of the thread's ancestors and of the sources of its incoming transfers."""
-    ids = {x.sourceThreadId for x in snapshot.transfers}
-    if snapshot.thread.parentId:
-        family = await lineage(tx, workspace, snapshot.thread.id, "ANCESTORS", MAX_HOPS)
-        ids |= {node.thread.id for node in family.nodes} if family else set()
-    ids.discard(snapshot.thread.id)
-    return await snapshots(tx, workspace, sorted(ids)) if ids else {}
 
 
 async def events_page(
@@ -249,112 +316,57 @@ async def threads_page(
 # ---- writes -----------------------------------------------------------------
 
 
-async def create_thread(tx: Tx, thread: ThreadNode, source_run_ordinal: int | None = None) -> None:
-    """A thread; with a parent, also its FORK or SUBAGENT lineage edge."""
-    await tx.rows("thread/create", thread=props(thread), sourceRunOrdinal=source_run_ordinal)
-
-
-async def create_transfers(tx: Tx, workspace: str, transfers: Sequence[TransferNode]) -> None:
-    if transfers:
-        rows = [
+async def apply(tx: Tx, workspace: str, plan: WritePlan) -> None:
+    """Everything `plan` writes, in one statement."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for event in plan.events:
+        groups.setdefault(event.threadId, []).append(
+            encode({**event.model_dump(exclude={"threadId"}), "type": event.type.value})
+        )
+    await tx.rows(
+        "plan/apply",
+        workspace=workspace,
+        threads=[
+            {"props": props(t.thread), "sourceRunOrdinal": t.sourceRunOrdinal} for t in plan.threads
+        ],
+        providerThreads=[props(pt) for pt in plan.providerThreads],
+        handoffs=[props(h, exclude={"supersededById"}) for h in plan.handoffs],
+        runs=[
+            {
+                "props": props(run, exclude={"items", "checkpoint", "consumedHandoffIds"}),
+                "handoffIds": run.consumedHandoffIds,
+            }
+            for run in plan.runs
+        ],
+        runMoves=[move.model_dump() for move in plan.runMoves],
+        runContents=[
+            {
+                "runId": content.runId,
+                "items": [{**props(item), "seq": n} for n, item in enumerate(content.items)],
+                "checkpoints": [props(content.checkpoint)] if content.checkpoint else [],
+            }
+            for content in plan.runContents
+        ],
+        transfers=[
             {
                 "props": props(x),
                 "sourceRunId": x.sourcePoint.runId,
                 "sourceCheckpointId": x.sourcePoint.checkpointId,
                 "baseRunId": x.basePoint.runId if x.basePoint else None,
-                "spawnedByRunId": x.spawnedByRunId,
             }
-            for x in transfers
-        ]
-        await tx.rows("transfer/create", workspace=workspace, transfers=rows)
-
-
-async def update_thread(tx: Tx, workspace: str, thread_id: str, changes: dict[str, Any]) -> None:
-    await tx.rows("thread/update", workspace=workspace, threadId=thread_id, props=encode(changes))
-
-
-async def create_provider_threads(
-    tx: Tx, workspace: str, threads: Sequence[ProviderThreadNode]
-) -> None:
-    if threads:
-        await tx.rows(
-            "provider_thread/create",
-            workspace=workspace,
-            providerThreads=[props(pt) for pt in threads],
-        )
-
-
-async def create_handoffs(tx: Tx, workspace: str, handoffs: Sequence[HandoffNode]) -> None:
-    if handoffs:
-        await tx.rows(
-            "handoff/create",
-            workspace=workspace,
-            handoffs=[props(h, exclude={"supersededById"}) for h in handoffs],
-        )
-
-
-async def create_run(tx: Tx, workspace: str, run: RunNode) -> None:
-    await tx.rows(
-        "run/create",
-        workspace=workspace,
-        run=props(run, exclude={"items", "checkpoint", "consumedHandoffIds"}),
-        handoffIds=run.consumedHandoffIds,
+            for x in plan.transfers
+        ],
+        threadChanges=_changes(plan.threadChanges),
+        providerThreadChanges=_changes(plan.providerThreadChanges),
+        runChanges=_changes(plan.runChanges),
+        handoffChanges=_changes(plan.handoffChanges),
+        transferChanges=_changes(plan.transferChanges),
+        eventGroups=[{"threadId": t, "events": events} for t, events in groups.items()],
     )
 
 
-async def update(tx: Tx, query: str, workspace: str, changes: dict[str, dict[str, Any]]) -> None:
-    """Property changes by node id through one of the `*/update` queries."""
-    if changes:
-        rows = [{"id": ident, "props": encode(values)} for ident, values in changes.items()]
-        await tx.rows(query, workspace=workspace, changes=rows)
-
-
-async def complete_run(
-    tx: Tx,
-    workspace: str,
-    run_id: str,
-    items: Sequence[RunItem],
-    checkpoint: CheckpointNode | None,
-) -> None:
-    await tx.rows(
-        "run/complete",
-        workspace=workspace,
-        runId=run_id,
-        items=[{**props(item), "seq": index} for index, item in enumerate(items)],
-        checkpoints=[props(checkpoint)] if checkpoint else [],
-    )
-
-
-async def move_run(
-    tx: Tx,
-    workspace: str,
-    run_id: str,
-    provider_thread_id: str,
-    status: str,
-    at: datetime,
-    handoff_ids: Sequence[str],
-) -> None:
-    await tx.rows(
-        "run/move",
-        workspace=workspace,
-        runId=run_id,
-        providerThreadId=provider_thread_id,
-        status=status,
-        at=at,
-        handoffIds=list(handoff_ids),
-    )
-
-
-async def append_events(
-    tx: Tx, workspace: str, thread_id: str, events: Sequence[dict[str, Any]]
-) -> None:
-    if events:
-        await tx.rows(
-            "event/append",
-            workspace=workspace,
-            threadId=thread_id,
-            events=[encode(event) for event in events],
-        )
+def _changes(changes: Sequence[Change]) -> list[dict[str, Any]]:
+    return [{"id": change.id, "props": encode(change.props)} for change in changes]
 
 
 async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:

@@ -157,17 +157,23 @@ class Store:
         if row is None or row.get("one") != 1:
             raise ThreadlineError(ErrorCode.UNAVAILABLE, "Neo4j answered ping unexpectedly.")
 
-    def warm_up(self) -> asyncio.Task[None]:
-        """Prepare every statement the service runs, in the background (once at a time).
+    def start_warm_up(self) -> None:
+        """Prepare every statement the service runs, in the background, unless that is
+        done or under way.
 
         A freshly started Neo4j plans and compiles each statement on its first run, which
         takes from a few hundred milliseconds to seconds per statement: without this, the
         first requests after a start or a restart are slow for many seconds. Each one runs
         once, with no parameters, in a transaction that is rolled back.
         """
-        if self._warming is None or self._warming.done():
+        if not self.warm and (self._warming is None or self._warming.done()):
             self._warming = asyncio.create_task(self._warm_every_statement())
-        return self._warming
+
+    async def warm_up(self) -> None:
+        """`start_warm_up`, waiting until it is done."""
+        self.start_warm_up()
+        if self._warming is not None:
+            await asyncio.shield(self._warming)
 
     async def _warm_every_statement(self) -> None:
         statements = queries.served_statements()

@@ -1,42 +1,31 @@
-"""What a provider thread has seen: native runs plus ready handoffs (SEMANTICS "Vocabulary")."""
+"""What a provider thread has seen: native runs plus ready handoffs (SEMANTICS "Vocabulary").
+
+All of it is ranges of ordinals: the thread's history, the history runs the provider
+thread ran (kept on the provider thread as they end), and the ranges of the ready
+handoffs it received. Nothing here reads a run.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict
-
-from graph.models import (
-    IN_PROGRESS,
-    HandoffNode,
-    HandoffStatus,
-    ProviderThreadNode,
-    RunNode,
-    RunStatus,
-)
+from graph.models import HandoffNode, HandoffStatus, ProviderThreadNode
+from graph.ranges import Ranges
 
 
-class Coverage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+@dataclass(frozen=True)
+class Coverage:
     providerThreadId: str
-    nativeRunOrdinals: list[int]
+    native: Ranges
     handoffIds: list[str]
-    coveredRunOrdinals: list[int]
-    missingRunOrdinals: list[int]
+    covered: Ranges
+    missing: Ranges
 
-
-def is_history(run: RunNode) -> bool:
-    """History = neither rolled back nor still in progress."""
-    return run.status is not RunStatus.ROLLED_BACK and run.status not in IN_PROGRESS
-
-
-def history(runs: Iterable[RunNode]) -> list[RunNode]:
-    return sorted((run for run in runs if is_history(run)), key=lambda run: run.ordinal)
-
-
-def native_ordinals(provider_thread_id: str, runs: Iterable[RunNode]) -> list[int]:
-    return [run.ordinal for run in history(runs) if run.providerThreadId == provider_thread_id]
+    def is_suffix(self) -> bool:
+        """The missing runs all come after the last covered one."""
+        return not self.missing or (self.missing.first or 0) > (self.covered.last or 0)
 
 
 def received_ready(provider_thread_id: str, handoffs: Iterable[HandoffNode]) -> list[HandoffNode]:
@@ -52,30 +41,36 @@ def received_ready(provider_thread_id: str, handoffs: Iterable[HandoffNode]) -> 
     )
 
 
-def covered_by_handoffs(
-    thread_id: str, handoffs: Iterable[HandoffNode], runs: Sequence[RunNode]
-) -> set[int]:
-    """History runs of `thread_id` inside the ranges of `handoffs` about that thread."""
-    ranges = [(h.coveredFrom, h.coveredTo) for h in handoffs if h.sourceThreadId == thread_id]
-    return {
-        run.ordinal
-        for run in history(runs)
-        if any(low <= run.ordinal <= high for low, high in ranges)
-    }
+class Spanning(Protocol):
+    """A handoff, made or planned: the thread its range is about, and the range."""
+
+    @property
+    def sourceThreadId(self) -> str: ...
+
+    @property
+    def covered(self) -> Ranges: ...
+
+
+def handoff_ranges(thread_id: str, handoffs: Iterable[Spanning]) -> Ranges:
+    """The ordinals the ranges of `handoffs` about `thread_id` span (history or not)."""
+    spans = Ranges()
+    for handoff in handoffs:
+        if handoff.sourceThreadId == thread_id:
+            spans = spans | handoff.covered
+    return spans
 
 
 def coverage(
-    provider_thread: ProviderThreadNode, runs: Sequence[RunNode], handoffs: Iterable[HandoffNode]
+    provider_thread: ProviderThreadNode, history: Ranges, handoffs: Iterable[HandoffNode]
 ) -> Coverage:
-    """Coverage of one provider thread over the runs of its own app thread."""
-    native = native_ordinals(provider_thread.id, runs)
+    """Coverage of one provider thread over the history of its own app thread."""
+    native = provider_thread.native & history
     ready = received_ready(provider_thread.id, handoffs)
-    covered = set(native) | covered_by_handoffs(provider_thread.threadId, ready, runs)
-    all_history = [run.ordinal for run in history(runs)]
+    covered = native | (handoff_ranges(provider_thread.threadId, ready) & history)
     return Coverage(
         providerThreadId=provider_thread.id,
-        nativeRunOrdinals=native,
+        native=native,
         handoffIds=[handoff.id for handoff in ready],
-        coveredRunOrdinals=sorted(covered),
-        missingRunOrdinals=[ordinal for ordinal in all_history if ordinal not in covered],
+        covered=covered,
+        missing=history - covered,
     )

@@ -7,7 +7,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-from graph.models import HandoffKind, HandoffNode, HandoffStatus, HandoffStrategy, RunNode
+from graph.models import HandoffKind, HandoffNode, HandoffStatus, HandoffStrategy, RunDigest
+from graph.ranges import Ranges
 from resolvers.providers import ProviderCapabilities
 from resolvers.summarizer import Summary, summarize
 
@@ -25,6 +26,10 @@ class PlannedHandoff(BaseModel):
     fromProviderThreadIds: list[str]
     summary: Summary
     transferId: str | None = None
+
+    @property
+    def covered(self) -> Ranges:
+        return Ranges.span(self.coveredFrom, self.coveredTo)
 
     def to_node(
         self, ident: str, thread_id: str, to_provider_thread_id: str, at: datetime
@@ -61,7 +66,7 @@ class NativeForkPlan(BaseModel):
 
 def plan_handoff(
     thread_id: str,
-    runs: Sequence[RunNode],
+    runs: Sequence[RunDigest],
     provider: ProviderCapabilities,
     strategy: HandoffStrategy,
     kind: HandoffKind,
@@ -107,6 +112,10 @@ def plan_handoff(
     )
 
 
-def span(runs: Sequence[RunNode]) -> str:
-    first, last = runs[0].ordinal, runs[-1].ordinal
+def span(runs: Sequence[RunDigest] | Ranges) -> str:
+    """ "3" or "3-7": the first and last ordinal of `runs`."""
+    ordinals = runs if isinstance(runs, Ranges) else Ranges.of(run.ordinal for run in runs)
+    first, last = ordinals.first, ordinals.last
+    if first is None or last is None:
+        return ""
     return str(first) if first == last else f"{first}-{last}"

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graph.errors import conflict, invalid
 from graph.models import (
-    IN_PROGRESS,
-    HandoffStatus,
+    HandoffNode,
     ProviderThreadStatus,
-    RunStatus,
-    ThreadSnapshot,
+    RunNode,
+    ThreadState,
     TransferStatus,
 )
+from graph.ranges import Ranges
 from resolvers.providers import ProviderRegistry
 
 SETTLED = frozenset(
@@ -20,55 +20,75 @@ SETTLED = frozenset(
 )
 
 
+class AffectedHandoff(BaseModel):
+    """A handoff about the thread whose range reaches past the rollback point, with the
+    run that consumed it (if any)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    handoff: HandoffNode
+    consumerOrdinal: int | None = None
+    consumerProviderThreadId: str | None = None
+
+
+class RollbackInputs(BaseModel):
+    """What a rollback to `toOrdinal` reads besides the thread's state."""
+
+    model_config = ConfigDict(frozen=True)
+
+    toOrdinal: int
+    rolledRuns: list[RunNode] = Field(default_factory=list)  # ordinal > toOrdinal, live
+    affected: list[AffectedHandoff] = Field(default_factory=list)
+
+
 class RollbackDecision(BaseModel):
     model_config = ConfigDict(frozen=True)
 
+    rolledBack: Ranges
     rolledBackRunIds: list[str]
     supersededHandoffIds: list[str]
     providerThreadStatuses: dict[str, ProviderThreadStatus]
+    nativeRanges: dict[str, Ranges]  # every provider thread whose native runs shrink
     supersededTransferIds: list[str]
 
 
-def decide_rollback(
-    snapshot: ThreadSnapshot, to_ordinal: int, registry: ProviderRegistry
-) -> RollbackDecision:
-    latest = snapshot.thread.lastOrdinal
+def check_rollback(state: ThreadState, to_ordinal: int) -> None:
+    latest = state.thread.lastOrdinal
     if not 0 <= to_ordinal <= latest:
         raise invalid(f"toRunOrdinal must be between 0 and {latest}, got {to_ordinal}.")
-    busy = [run.ordinal for run in snapshot.runs if run.status in IN_PROGRESS]
-    if busy:
-        raise conflict(f"Run {busy[0]} is in progress; finish it before rolling back.")
-    rolled = {
-        run.id: run.ordinal
-        for run in snapshot.runs
-        if run.ordinal > to_ordinal and run.status is not RunStatus.ROLLED_BACK
-    }
-    rolled_ordinals = set(rolled.values())
-    thread_id = snapshot.thread.id
-    affected_handoffs = [
-        h
-        for h in snapshot.handoffs
-        if h.status is not HandoffStatus.SUPERSEDED
-        and h.sourceThreadId == thread_id
-        and any(h.coveredFrom <= ordinal <= h.coveredTo for ordinal in rolled_ordinals)
+    busy = state.run_in_progress
+    if busy is not None:
+        raise conflict(f"Run {busy.ordinal} is in progress; finish it before rolling back.")
+
+
+def decide_rollback(
+    state: ThreadState, inputs: RollbackInputs, registry: ProviderRegistry
+) -> RollbackDecision:
+    to_ordinal = inputs.toOrdinal
+    check_rollback(state, to_ordinal)
+    rolled = {run.id: run.ordinal for run in inputs.rolledRuns}
+    rolled_ordinals = Ranges.of(rolled.values())
+    affected = [
+        a
+        for a in inputs.affected
+        if a.handoff.sourceThreadId == state.thread.id and a.handoff.covered & rolled_ordinals
     ]
-    affected_ids = {h.id for h in affected_handoffs}
+    surviving = state.thread.not_rolled_back.through(to_ordinal)
     statuses: dict[str, ProviderThreadStatus] = {}
-    for pt in snapshot.providerThreads:
+    native_ranges: dict[str, Ranges] = {}
+    for pt in state.providerThreads:
+        kept = pt.native.through(to_ordinal)
+        native_hit = kept != pt.native
+        if native_hit:
+            native_ranges[pt.id] = kept
         if pt.status in SETTLED:
             continue  # a failed, stale or divergent thread never becomes reusable again
-        native_hit = any(
-            run.providerThreadId == pt.id and run.id in rolled for run in snapshot.runs
-        )
-        received = [h for h in affected_handoffs if h.toProviderThreadId == pt.id]
+        received = [a for a in affected if a.handoff.toProviderThreadId == pt.id]
         if not native_hit and not received:
             continue
+        # A native run that consumed an affected handoff and is not rolled back keeps it.
         consumers_kept = any(
-            run.providerThreadId == pt.id
-            and run.id not in rolled
-            and run.status is not RunStatus.ROLLED_BACK
-            and affected_ids.intersection(run.consumedHandoffIds)
-            for run in snapshot.runs
+            a.consumerProviderThreadId == pt.id and a.consumerOrdinal in surviving for a in affected
         )
         can_roll_back = registry.get(pt.provider).can_roll_back(pt.historyMode)
         statuses[pt.id] = (
@@ -78,14 +98,16 @@ def decide_rollback(
         )
     superseded_transfers = [
         transfer.id
-        for transfer in [*snapshot.transfers, *snapshot.outgoingTransfers]
+        for transfer in [*state.transfers, *state.outgoingTransfers]
         if transfer.status is TransferStatus.PENDING
-        and transfer.sourcePoint.threadId == thread_id
+        and transfer.sourcePoint.threadId == state.thread.id
         and transfer.sourcePoint.runId in rolled
     ]
     return RollbackDecision(
+        rolledBack=rolled_ordinals,
         rolledBackRunIds=sorted(rolled, key=lambda run_id: rolled[run_id]),
-        supersededHandoffIds=[h.id for h in affected_handoffs],
+        supersededHandoffIds=[a.handoff.id for a in affected],
         providerThreadStatuses=statuses,
+        nativeRanges=native_ranges,
         supersededTransferIds=superseded_transfers,
     )

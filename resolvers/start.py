@@ -1,4 +1,8 @@
-"""startRun's decision: the strategy ladder of SEMANTICS "startRun" (seed "Strategy Selection")."""
+"""startRun's decision: the strategy ladder of SEMANTICS "startRun" (seed "Strategy Selection").
+
+It reads the thread's state (ranges and a few nodes) and asks `Content` for the runs a
+handoff summarises; a start that transfers no context reads no run at all.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graph.errors import ErrorCode, ThreadlineError, conflict
 from graph.models import (
-    IN_PROGRESS,
     HandoffKind,
-    HandoffNode,
     HandoffStatus,
     HandoffStrategy,
     InjectionMode,
@@ -19,22 +21,23 @@ from graph.models import (
     ProviderThreadStatus,
     ResolutionStrategy,
     RunNode,
-    RunStatus,
     StalenessSignal,
     StartStrategy,
-    ThreadSnapshot,
+    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
 from resolvers import transfers
-from resolvers.coverage import Coverage, coverage, history
+from resolvers.content import Content
+from resolvers.coverage import Coverage, coverage, handoff_ranges
 from resolvers.handoffs import NativeForkPlan, PlannedHandoff, plan_handoff, span
 from resolvers.policy import StalenessPolicy
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
 from resolvers.summarizer import summarize
 
 REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
+LIVE_HANDOFF = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
 
 
 class StartRequest(BaseModel):
@@ -75,84 +78,82 @@ class StartDecision(BaseModel):
     explanation: list[str] = Field(default_factory=list)
 
     @property
-    def injectionMode(self) -> InjectionMode:
+    def injection_mode(self) -> InjectionMode:
         return self.provider.injection_mode
 
     @property
-    def tokenEstimate(self) -> int:
+    def token_estimate(self) -> int:
         return sum(handoff.summary.tokenEstimate for handoff in self.handoffs)
 
     @property
-    def contextText(self) -> str | None:
+    def context_text(self) -> str | None:
         texts = [handoff.summary.text for handoff in self.handoffs]
         return "\n".join(texts) if texts else None
 
-    def covered_ordinals(self, snapshot: ThreadSnapshot) -> list[int]:
+    def covered_ordinals(self, state: ThreadState) -> list[int]:
         """This thread's history runs that the injected context covers."""
-        own = [h for h in self.handoffs if h.sourceThreadId == snapshot.thread.id]
-        return [
-            run.ordinal
-            for run in history(snapshot.runs)
-            if any(h.coveredFrom <= run.ordinal <= h.coveredTo for h in own)
-        ]
+        return list(handoff_ranges(state.thread.id, self.handoffs) & state.history)
 
 
 def decide_start(
-    snapshot: ThreadSnapshot,
+    state: ThreadState,
     request: StartRequest,
     registry: ProviderRegistry,
     policy: StalenessPolicy,
+    content: Content,
     *,
     restart: RunNode | None = None,
-    threads: Mapping[str, ThreadSnapshot] | None = None,
+    threads: Mapping[str, ThreadState] | None = None,
 ) -> StartDecision:
-    """The start decision for `request` on `snapshot`'s thread.
+    """The start decision for `request` on `state`'s thread.
 
-    `threads` holds the snapshots of the thread's ancestors and of the sources of
-    its incoming transfers. `restart` re-resolves a run whose provider action
-    failed (reportStartFailure): its provider thread is out, the run gets a new one.
+    `threads` holds the states of the thread's ancestors and of the sources of its
+    incoming transfers. `restart` re-resolves a run whose provider action failed
+    (reportStartFailure): its provider thread is out, the run gets a new one. When
+    `content` reports missing runs afterwards, load them and decide again.
     """
     provider = registry.get(request.provider)
     related = threads or {}
     if restart is None:
-        _refuse_when_busy(snapshot)
+        _refuse_when_busy(state)
     explanation: list[str] = []
     pending_origin = next(
         (
             x
-            for x in snapshot.transfers
+            for x in state.transfers
             if x.status is TransferStatus.PENDING and x.type in transfers.ORIGINS
         ),
         None,
     )
     if pending_origin is not None and restart is None:
-        decision = _resolve_origin(snapshot, pending_origin, provider, related, explanation)
+        decision = _resolve_origin(state, pending_origin, provider, related, content, explanation)
     else:
-        decision = _ladder(snapshot, request, provider, policy, restart, explanation)
+        decision = _ladder(state, request, provider, policy, restart, content, explanation)
         if decision.providerThread is None:
-            decision = _with_inherited(decision, snapshot, related, restart)
-    decision = _with_parent_deliveries(decision, snapshot, related, restart)
+            decision = _with_inherited(decision, state, related, restart, content)
+    decision = _with_parent_deliveries(decision, state, related, restart, content)
     _refuse_unsupported(decision)
     return decision
 
 
 def _ladder(
-    snapshot: ThreadSnapshot,
+    state: ThreadState,
     request: StartRequest,
     provider: ProviderCapabilities,
     policy: StalenessPolicy,
     restart: RunNode | None,
+    content: Content,
     explanation: list[str],
 ) -> StartDecision:
-    chosen, signals = _pick(snapshot, request, provider, policy, explanation)
+    chosen, signals = _pick(state, request, provider, policy, content, explanation)
     if restart is not None:
         chosen = None
         signals = [StalenessSignal.RESUME_FAILED]
         explanation.append("The provider action failed, so the run moves to a new provider thread.")
     if chosen is not None and not signals:
-        decision = _reuse(snapshot, chosen, provider, policy, explanation)
+        decision = _reuse(state, chosen, provider, policy, content, explanation)
     else:
-        decision = _create(snapshot, history(snapshot.runs), provider, explanation)
+        decision = _create(state, provider, content, explanation)
     stale = [chosen.id] if chosen is not None and signals else []
     return decision.model_copy(
         update={"stalenessSignals": signals, "staleProviderThreadIds": stale}
@@ -163,10 +164,11 @@ def _ladder(
 
 
 def _resolve_origin(
-    snapshot: ThreadSnapshot,
+    state: ThreadState,
     origin: TransferNode,
     provider: ProviderCapabilities,
-    threads: Mapping[str, ThreadSnapshot],
+    threads: Mapping[str, ThreadState],
+    content: Content,
     explanation: list[str],
 ) -> StartDecision:
     """First run of a fork or spawned thread: native fork when possible, else portable."""
@@ -192,7 +194,7 @@ def _resolve_origin(
             ],
         )
     explanation.append(f"Portable context instead of a native fork: {plan}.")
-    handoffs = transfers.inherited_context(snapshot, threads, provider)
+    handoffs = transfers.inherited_context(state, threads, provider, content)
     return StartDecision(
         strategy=StartStrategy.PORTABLE_CONTEXT,
         providerAction=ProviderAction.CREATE,
@@ -215,15 +217,16 @@ def _portable_resolution(
 
 def _with_inherited(
     decision: StartDecision,
-    snapshot: ThreadSnapshot,
-    threads: Mapping[str, ThreadSnapshot],
+    state: ThreadState,
+    threads: Mapping[str, ThreadState],
     restart: RunNode | None,
+    content: Content,
 ) -> StartDecision:
     """A new provider thread on a fork or subagent carries the context it inherited."""
-    inherited = transfers.inherited_context(snapshot, threads, decision.provider)
+    inherited = transfers.inherited_context(state, threads, decision.provider, content)
     if not inherited:
         return decision
-    origin = transfers.origin(snapshot)
+    origin = transfers.origin(state)
     resolutions = list(decision.transfers)
     if origin is not None and restart is not None and origin.consumedByRunId == restart.id:
         resolutions.append(_portable_resolution(origin, inherited))
@@ -247,14 +250,15 @@ def _with_inherited(
 
 def _with_parent_deliveries(
     decision: StartDecision,
-    snapshot: ThreadSnapshot,
-    threads: Mapping[str, ThreadSnapshot],
+    state: ThreadState,
+    threads: Mapping[str, ThreadState],
     restart: RunNode | None,
+    content: Content,
 ) -> StartDecision:
     """Merge-backs and subagent results waiting for this thread, injected beside the rest."""
     waiting = [
         x
-        for x in snapshot.transfers
+        for x in state.transfers
         if x.type in transfers.DELIVERED_TO_PARENT
         and (
             x.status is TransferStatus.PENDING
@@ -268,7 +272,7 @@ def _with_parent_deliveries(
         source = threads.get(transfer.sourceThreadId)
         if source is None:
             continue
-        handoffs.append(transfers.parent_delivery(transfer, source, decision.provider))
+        handoffs.append(transfers.parent_delivery(transfer, source, decision.provider, content))
         resolutions.append(
             TransferResolution(
                 transferId=transfer.id,
@@ -288,25 +292,26 @@ def _with_parent_deliveries(
 # ---- picking and judging the provider thread ---------------------------------
 
 
-def _refuse_when_busy(snapshot: ThreadSnapshot) -> None:
-    busy = next((run for run in snapshot.runs if run.status in IN_PROGRESS), None)
+def _refuse_when_busy(state: ThreadState) -> None:
+    busy = state.run_in_progress
     if busy is not None:
         raise conflict(
-            f"Thread {snapshot.thread.id} already has run {busy.ordinal} in progress "
+            f"Thread {state.thread.id} already has run {busy.ordinal} in progress "
             f"({busy.status}); complete or fail it before starting another."
         )
 
 
 def _pick(
-    snapshot: ThreadSnapshot,
+    state: ThreadState,
     request: StartRequest,
     provider: ProviderCapabilities,
     policy: StalenessPolicy,
+    content: Content,
     explanation: list[str],
 ) -> tuple[ProviderThreadNode | None, list[StalenessSignal]]:
     """The most recently used reusable provider thread for P, and its staleness signals."""
     candidates = sorted(
-        (pt for pt in snapshot.providerThreads if pt.provider == provider.kind),
+        (pt for pt in state.providerThreads if pt.provider == provider.kind),
         key=lambda pt: (pt.lastUsedAt, pt.createdAt, pt.id),
         reverse=True,
     )
@@ -324,7 +329,7 @@ def _pick(
     if not provider.supports_resume:
         explanation.append(f"{provider.kind} cannot resume a provider thread.")
         return None, []
-    signals = staleness_signals(snapshot, chosen, request, provider, policy)
+    signals = staleness_signals(state, chosen, request, provider, policy, content)
     if signals:
         names = ", ".join(signal.value for signal in signals)
         explanation.append(f"Provider thread {chosen.id} is stale ({names}), so it is not reused.")
@@ -346,59 +351,56 @@ def _status_signals(pt: ProviderThreadNode) -> list[StalenessSignal]:
 
 
 def staleness_signals(
-    snapshot: ThreadSnapshot,
+    state: ThreadState,
     pt: ProviderThreadNode,
     request: StartRequest,
     provider: ProviderCapabilities,
     policy: StalenessPolicy,
+    content: Content,
 ) -> list[StalenessSignal]:
     """Every staleness signal that holds for `pt`, in the contract's order."""
-    runs = history(snapshot.runs)
     signals: list[StalenessSignal] = []
-    last_native = max((r.ordinal for r in runs if r.providerThreadId == pt.id), default=0)
-    off_provider = [r for r in runs if r.ordinal > last_native and r.providerThreadId != pt.id]
+    cov = _coverage(state, pt)
+    # Every history run after the provider thread's last native run ran elsewhere.
+    off_provider = state.history.after(cov.native.last or 0)
     if len(off_provider) > policy.max_off_provider_runs:
         signals.append(StalenessSignal.TOO_MANY_OFF_PROVIDER_RUNS)
-    received = [h for h in snapshot.handoffs if h.toProviderThreadId == pt.id and _live(h)]
+    received = [
+        h for h in state.handoffs if h.toProviderThreadId == pt.id and h.status in LIVE_HANDOFF
+    ]
     if len(received) >= policy.max_chained_handoffs:
         signals.append(StalenessSignal.TOO_MANY_CHAINED_HANDOFFS)
     if request.runtimeMode is not None and request.runtimeMode != pt.runtimeMode:
         signals.append(StalenessSignal.INCOMPATIBLE_SETTINGS)
     signals.extend(_status_signals(pt))
-    if snapshot.thread.cleanContextRequested:
+    if state.thread.cleanContextRequested:
         signals.append(StalenessSignal.CLEAN_CONTEXT_REQUESTED)
-    missing = _missing_runs(snapshot, pt)
-    if missing and summarize(missing, title="").tokenEstimate > provider.max_handoff_tokens:
-        signals.append(StalenessSignal.EXCEEDS_CONTEXT_POLICY)
+    if cov.missing:
+        delta = summarize(content.runs(state.thread.id, cov.missing), title="")
+        if delta.tokenEstimate > provider.max_handoff_tokens:
+            signals.append(StalenessSignal.EXCEEDS_CONTEXT_POLICY)
     return signals
 
 
-def _live(handoff: HandoffNode) -> bool:
-    return handoff.status in (HandoffStatus.READY, HandoffStatus.PENDING)
-
-
-def _missing_runs(snapshot: ThreadSnapshot, pt: ProviderThreadNode) -> list[RunNode]:
-    missing = set(_coverage(snapshot, pt).missingRunOrdinals)
-    return [run for run in history(snapshot.runs) if run.ordinal in missing]
-
-
-def _coverage(snapshot: ThreadSnapshot, pt: ProviderThreadNode) -> Coverage:
-    return coverage(pt, snapshot.runs, snapshot.handoffs)
+def _coverage(state: ThreadState, pt: ProviderThreadNode) -> Coverage:
+    return coverage(pt, state.history, state.handoffs)
 
 
 # ---- the ladder ----------------------------------------------------------------
 
 
 def _reuse(
-    snapshot: ThreadSnapshot,
+    state: ThreadState,
     pt: ProviderThreadNode,
     provider: ProviderCapabilities,
     policy: StalenessPolicy,
+    content: Content,
     explanation: list[str],
 ) -> StartDecision:
-    cov = _coverage(snapshot, pt)
-    if not cov.missingRunOrdinals:
-        action = ProviderAction.CONTINUE if _ran_previous(snapshot, pt) else ProviderAction.RESUME
+    cov = _coverage(state, pt)
+    thread_id = state.thread.id
+    if not cov.missing:
+        action = ProviderAction.CONTINUE if _ran_previous(state, pt) else ProviderAction.RESUME
         explanation.append(
             f"Provider thread {pt.id} already covers every run; {action.value.lower()} it "
             "without a handoff."
@@ -410,16 +412,15 @@ def _reuse(
             providerThread=pt,
             explanation=explanation,
         )
-    missing = _missing_runs(snapshot, pt)
-    chain = delta_chain(snapshot, pt)
-    if _is_suffix(cov) and chain < policy.max_delta_chain:
+    chain = state.deltaChains.get(pt.id, 0)
+    if cov.is_suffix() and chain < policy.max_delta_chain:
         explanation.append(
-            f"Provider thread {pt.id} missed runs {span(missing)}; resume it with a delta "
+            f"Provider thread {pt.id} missed runs {span(cov.missing)}; resume it with a delta "
             "summary of those runs."
         )
         handoff = plan_handoff(
-            snapshot.thread.id,
-            missing,
+            thread_id,
+            content.runs(thread_id, cov.missing),
             provider,
             HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN,
             HandoffKind.DELTA_CONTEXT,
@@ -435,13 +436,13 @@ def _reuse(
         )
     reason = (
         f"its delta chain is already {chain} long (limit {policy.max_delta_chain})"
-        if _is_suffix(cov)
+        if cov.is_suffix()
         else "the runs it missed are not one contiguous suffix"
     )
     explanation.append(f"Provider thread {pt.id} is resumed with a full summary because {reason}.")
     handoff = plan_handoff(
-        snapshot.thread.id,
-        history(snapshot.runs),
+        thread_id,
+        content.runs(thread_id, state.history),
         provider,
         HandoffStrategy.FULL_THREAD_SUMMARY,
         HandoffKind.PORTABLE_CONTEXT,
@@ -458,12 +459,13 @@ def _reuse(
 
 
 def _create(
-    snapshot: ThreadSnapshot,
-    runs: list[RunNode],
+    state: ThreadState,
     provider: ProviderCapabilities,
+    content: Content,
     explanation: list[str],
 ) -> StartDecision:
-    if not runs:
+    history = state.history
+    if not history:
         explanation.append("The thread has no history to transfer; create a provider thread.")
         return StartDecision(
             strategy=StartStrategy.NO_HANDOFF,
@@ -473,11 +475,11 @@ def _create(
             explanation=explanation,
         )
     explanation.append(
-        f"Create a new {provider.kind} provider thread with a full summary of runs {span(runs)}."
+        f"Create a new {provider.kind} provider thread with a full summary of runs {span(history)}."
     )
     handoff = plan_handoff(
-        snapshot.thread.id,
-        runs,
+        state.thread.id,
+        content.runs(state.thread.id, history),
         provider,
         HandoffStrategy.FULL_THREAD_SUMMARY,
         HandoffKind.PORTABLE_CONTEXT,
@@ -501,44 +503,7 @@ def _refuse_unsupported(decision: StartDecision) -> None:
         )
 
 
-def _ran_previous(snapshot: ThreadSnapshot, pt: ProviderThreadNode) -> bool:
-    previous = max(
-        (
-            run
-            for run in snapshot.runs
-            if run.status is not RunStatus.ROLLED_BACK and run.status not in IN_PROGRESS
-        ),
-        key=lambda run: run.ordinal,
-        default=None,
-    )
-    return previous is not None and previous.providerThreadId == pt.id
-
-
-def _is_suffix(cov: Coverage) -> bool:
-    last_covered = max(cov.coveredRunOrdinals, default=0)
-    return all(ordinal > last_covered for ordinal in cov.missingRunOrdinals)
-
-
-def delta_chain(snapshot: ThreadSnapshot, pt: ProviderThreadNode) -> int:
-    """Runs on `pt`, newest first, that each started with a delta handoff, until one did not."""
-    deltas = {
-        h.id
-        for h in snapshot.handoffs
-        if h.toProviderThreadId == pt.id
-        and h.strategy is HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN
-    }
-    runs = sorted(
-        (
-            r
-            for r in snapshot.runs
-            if r.providerThreadId == pt.id and r.status is not RunStatus.ROLLED_BACK
-        ),
-        key=lambda run: run.ordinal,
-        reverse=True,
-    )
-    chain = 0
-    for run in runs:
-        if not deltas.intersection(run.consumedHandoffIds):
-            break
-        chain += 1
-    return chain
+def _ran_previous(state: ThreadState, pt: ProviderThreadNode) -> bool:
+    """`pt` ran the latest run that is neither rolled back nor in progress."""
+    previous = state.history.last
+    return previous is not None and previous in pt.native

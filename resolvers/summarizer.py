@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from graph.models import HandoffSection, RunItem, RunItemKind, RunNode, RunStatus
+from graph.models import HandoffSection, RunDigest, RunItem, RunItemKind, RunNode, RunStatus
 
 GOALS = "Goals and constraints"
 DECISIONS = "Decisions"
@@ -57,7 +57,7 @@ def token_estimate(text: str) -> int:
 
 
 def summarize(
-    runs: Sequence[RunNode],
+    runs: Sequence[RunDigest],
     *,
     title: str,
     max_tokens: int | None = None,
@@ -89,14 +89,50 @@ def render(title: str, sections: Iterable[HandoffSection]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+# ---- digests ----------------------------------------------------------------
+
+# Items a summary never shows (SEMANTICS "Never included"); a FILE_CHANGE keeps no text.
+_NEVER_SHOWN = frozenset(
+    {RunItemKind.REASONING, RunItemKind.PROTOCOL, RunItemKind.ASSISTANT_MESSAGE}
+)
+# The only attributes a section reads.
+_READ_ATTRIBUTES = frozenset(
+    {"additions", "deletions", "changeKind", "outcome", "status", "result", "exitCode"}
+    | {"done", "resolved"}
+)
+
+
+def digest_of(run: RunNode) -> RunDigest:
+    """What summaries read of `run`, texts already shortened as every section shortens
+    them (shortening twice changes nothing), so a summary built from digests is
+    byte-identical to one built from the run. The failure reason stays as given: a blank
+    one reads differently from a missing one."""
+    return RunDigest(
+        ordinal=run.ordinal,
+        status=run.status,
+        input=_shorten(run.input, INPUT_LIMIT),
+        failureReason=run.failureReason,
+        providerThreadId=run.providerThreadId,
+        items=[_item_digest(item) for item in run.items if item.kind not in _NEVER_SHOWN],
+        checkpointRef=run.checkpoint.ref if run.checkpoint else None,
+        diffSummary=list(run.checkpoint.diffSummary) if run.checkpoint else None,
+    )
+
+
+def _item_digest(item: RunItem) -> RunItem:
+    attributes = {k: v for k, v in (item.attributes or {}).items() if k in _READ_ATTRIBUTES}
+    shown = "" if item.kind is RunItemKind.FILE_CHANGE else _shorten(item.text, LINE_LIMIT)
+    return item.model_copy(update={"text": shown, "attributes": attributes or None})
+
+
 # ---- sections ---------------------------------------------------------------
 
 
-def _items(runs: Sequence[RunNode], *kinds: RunItemKind) -> list[tuple[RunNode, RunItem]]:
+def _items(runs: Sequence[RunDigest], *kinds: RunItemKind) -> list[tuple[RunDigest, RunItem]]:
     return [(run, item) for run in runs for item in run.items if item.kind in kinds]
 
 
-def _goals(runs: Sequence[RunNode]) -> HandoffSection:
+def _goals(runs: Sequence[RunDigest]) -> HandoffSection:
     lines = [f"Run {run.ordinal} asked: {_shorten(run.input, INPUT_LIMIT)}" for run in runs]
     for _, item in _items(runs, RunItemKind.USER_GOAL, RunItemKind.CONSTRAINT):
         label = "Goal" if item.kind is RunItemKind.USER_GOAL else "Constraint"
@@ -104,12 +140,12 @@ def _goals(runs: Sequence[RunNode]) -> HandoffSection:
     return HandoffSection(title=GOALS, lines=lines)
 
 
-def _decisions(runs: Sequence[RunNode]) -> HandoffSection:
+def _decisions(runs: Sequence[RunDigest]) -> HandoffSection:
     lines = [_shorten(item.text, LINE_LIMIT) for _, item in _items(runs, RunItemKind.DECISION)]
     return HandoffSection(title=DECISIONS, lines=lines)
 
 
-def _files(runs: Sequence[RunNode]) -> HandoffSection:
+def _files(runs: Sequence[RunDigest]) -> HandoffSection:
     totals: dict[str, tuple[int, int, str]] = {}
     for run in runs:
         for path, additions, deletions, kind in _run_file_stats(run):
@@ -119,7 +155,7 @@ def _files(runs: Sequence[RunNode]) -> HandoffSection:
     return HandoffSection(title=FILES, lines=lines)
 
 
-def _run_file_stats(run: RunNode) -> list[tuple[str, int, int, str]]:
+def _run_file_stats(run: RunDigest) -> list[tuple[str, int, int, str]]:
     """Per-file stats of one run: checkpoint stats win over FILE_CHANGE items."""
     stats: dict[str, tuple[str, int, int, str]] = {}
     for item in run.items:
@@ -131,13 +167,12 @@ def _run_file_stats(run: RunNode) -> list[tuple[str, int, int, str]]:
                 _int(attrs.get("deletions")),
                 str(attrs.get("changeKind", "modified")),
             )
-    if run.checkpoint:
-        for stat in run.checkpoint.diffSummary:
-            stats[stat.path] = (stat.path, stat.additions, stat.deletions, stat.changeKind)
+    for stat in run.diffSummary or []:
+        stats[stat.path] = (stat.path, stat.additions, stat.deletions, stat.changeKind)
     return list(stats.values())
 
 
-def _commands(runs: Sequence[RunNode]) -> HandoffSection:
+def _commands(runs: Sequence[RunDigest]) -> HandoffSection:
     lines: list[str] = []
     for _, item in _items(runs, RunItemKind.COMMAND, RunItemKind.TEST):
         outcome = _outcome(item.attributes or {})
@@ -149,7 +184,7 @@ def _commands(runs: Sequence[RunNode]) -> HandoffSection:
     return HandoffSection(title=COMMANDS, lines=lines)
 
 
-def _plan(runs: Sequence[RunNode]) -> HandoffSection:
+def _plan(runs: Sequence[RunDigest]) -> HandoffSection:
     lines: list[str] = []
     plans = _items(runs, RunItemKind.PLAN)
     if plans:
@@ -164,7 +199,7 @@ def _plan(runs: Sequence[RunNode]) -> HandoffSection:
     return HandoffSection(title=PLAN, lines=lines)
 
 
-def _open_questions(runs: Sequence[RunNode]) -> HandoffSection:
+def _open_questions(runs: Sequence[RunDigest]) -> HandoffSection:
     lines = [
         f"{'Approval' if item.kind is RunItemKind.APPROVAL else 'Question'}: "
         f"{_shorten(item.text, LINE_LIMIT)}"
@@ -174,20 +209,19 @@ def _open_questions(runs: Sequence[RunNode]) -> HandoffSection:
     return HandoffSection(title=OPEN, lines=lines)
 
 
-def _checkpoint(runs: Sequence[RunNode]) -> HandoffSection:
-    latest = next((run for run in reversed(runs) if run.checkpoint), None)
-    if latest is None or latest.checkpoint is None:
+def _checkpoint(runs: Sequence[RunDigest]) -> HandoffSection:
+    latest = next((run for run in reversed(runs) if run.diffSummary is not None), None)
+    if latest is None or latest.diffSummary is None:
         return HandoffSection(title=CHECKPOINT, lines=[])
-    checkpoint = latest.checkpoint
-    lines = [f"Checkpoint {checkpoint.ref or '(no ref)'} after run {latest.ordinal}"]
+    lines = [f"Checkpoint {latest.checkpointRef or '(no ref)'} after run {latest.ordinal}"]
     lines.extend(
         f"{stat.path} ({stat.changeKind}, +{stat.additions}/-{stat.deletions})"
-        for stat in checkpoint.diffSummary
+        for stat in latest.diffSummary
     )
     return HandoffSection(title=CHECKPOINT, lines=lines)
 
 
-def _failures(runs: Sequence[RunNode]) -> HandoffSection:
+def _failures(runs: Sequence[RunDigest]) -> HandoffSection:
     lines = [
         f"Run {run.ordinal} failed: {_shorten(run.failureReason or 'no reason given', LINE_LIMIT)}"
         for run in runs
@@ -201,14 +235,14 @@ def _failures(runs: Sequence[RunNode]) -> HandoffSection:
     return HandoffSection(title=FAILURES, lines=lines)
 
 
-def _subagents(runs: Sequence[RunNode]) -> HandoffSection:
+def _subagents(runs: Sequence[RunDigest]) -> HandoffSection:
     lines = [
         _shorten(item.text, LINE_LIMIT) for _, item in _items(runs, RunItemKind.SUBAGENT_RESULT)
     ]
     return HandoffSection(title=SUBAGENTS, lines=lines)
 
 
-_BUILDERS: tuple[Callable[[Sequence[RunNode]], HandoffSection], ...] = (
+_BUILDERS: tuple[Callable[[Sequence[RunDigest]], HandoffSection], ...] = (
     _goals,
     _decisions,
     _files,
@@ -306,7 +340,7 @@ def _append_lines(
     return [*sections, HandoffSection(title=title, lines=extra)]
 
 
-def _latest_by_key(pairs: Sequence[tuple[RunNode, RunItem]]) -> list[RunItem]:
+def _latest_by_key(pairs: Sequence[tuple[RunDigest, RunItem]]) -> list[RunItem]:
     """Items in first-seen order; a later item with the same key replaces an earlier one."""
     keyed: dict[str, RunItem] = {}
     order: list[str] = []

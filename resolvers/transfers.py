@@ -19,51 +19,48 @@ from graph.models import (
     RunStatus,
     SourcePoint,
     ThreadRelationship,
-    ThreadSnapshot,
+    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
-from resolvers.coverage import history
+from graph.ranges import Ranges
+from resolvers.content import Content
 from resolvers.handoffs import NativeForkPlan, PlannedHandoff, plan_handoff, span
 from resolvers.providers import ProviderCapabilities
 
 ORIGINS = frozenset({TransferType.FORK, TransferType.SUBAGENT_SPAWN})
 DELIVERED_TO_PARENT = frozenset({TransferType.MERGE_BACK, TransferType.SUBAGENT_RESULT})
-TERMINAL = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.INTERRUPTED})
 WEAK = frozenset({ProviderThreadStatus.DIVERGENT, ProviderThreadStatus.FAILED})
 
 # ---- source points -------------------------------------------------------------
 
 
-def fork_source_point(
-    snapshot: ThreadSnapshot,
+def fork_source_run(
+    state: ThreadState,
+    chosen: RunNode | None,
     run_id: str | None,
     checkpoint_id: str | None,
     latest_stable: bool,
-) -> SourcePoint:
-    """The stable point a fork starts from: exactly one of run, checkpoint, latest stable."""
-    chosen = [run_id is not None, checkpoint_id is not None, latest_stable]
-    if sum(chosen) != 1:
+) -> tuple[RunNode, bool]:
+    """The run a fork starts from and whether it was chosen as a checkpoint.
+
+    `chosen` is the run `run_id` or `checkpoint_id` named, as the store found it in
+    this thread (None: it is not a run of this thread).
+    """
+    if sum([run_id is not None, checkpoint_id is not None, latest_stable]) != 1:
         raise invalid("Give exactly one of at.runId, at.checkpointId or at.latestStable: true.")
     if latest_stable:
-        stable = [r for r in snapshot.runs if r.status is RunStatus.COMPLETED and r.checkpoint]
-        if not stable:
+        if state.latestStable is None:
             raise invalid(
-                f"Thread {snapshot.thread.id} has no completed run with a checkpoint to fork from."
+                f"Thread {state.thread.id} has no completed run with a checkpoint to fork from."
             )
-        return point_at(snapshot, stable[-1], at_checkpoint=True)
-    if checkpoint_id is not None:
-        run = next(
-            (r for r in snapshot.runs if r.checkpoint and r.checkpoint.id == checkpoint_id), None
-        )
-        if run is None:
+        return state.latestStable, True
+    if chosen is None:
+        if checkpoint_id is not None:
             raise invalid(f"Checkpoint {checkpoint_id!r} belongs to no run of this thread.")
-        return point_at(snapshot, _forkable(run), at_checkpoint=True)
-    run = next((r for r in snapshot.runs if r.id == run_id), None)
-    if run is None:
-        raise invalid(f"Run {run_id!r} is not a run of thread {snapshot.thread.id}.")
-    return point_at(snapshot, _forkable(run), at_checkpoint=False)
+        raise invalid(f"Run {run_id!r} is not a run of thread {state.thread.id}.")
+    return _forkable(chosen), checkpoint_id is not None
 
 
 def _forkable(run: RunNode) -> RunNode:
@@ -74,11 +71,11 @@ def _forkable(run: RunNode) -> RunNode:
     return run
 
 
-def point_at(snapshot: ThreadSnapshot, run: RunNode, *, at_checkpoint: bool = False) -> SourcePoint:
+def point_at(state: ThreadState, run: RunNode, *, at_checkpoint: bool = False) -> SourcePoint:
     """A source point at `run` with the native refs of the provider thread it ran on."""
-    pt = next((p for p in snapshot.providerThreads if p.id == run.providerThreadId), None)
+    pt = state.provider_thread(run.providerThreadId)
     return SourcePoint(
-        threadId=snapshot.thread.id,
+        threadId=state.thread.id,
         runId=run.id,
         runOrdinal=run.ordinal,
         checkpointId=run.checkpoint.id if run.checkpoint else None,
@@ -89,57 +86,57 @@ def point_at(snapshot: ThreadSnapshot, run: RunNode, *, at_checkpoint: bool = Fa
     )
 
 
-def latest_point(snapshot: ThreadSnapshot) -> SourcePoint:
+def latest_point(state: ThreadState) -> SourcePoint:
     """The thread's latest completed run, or the bare thread when it has none."""
-    completed = [r for r in snapshot.runs if r.status is RunStatus.COMPLETED]
-    return (
-        point_at(snapshot, completed[-1]) if completed else SourcePoint(threadId=snapshot.thread.id)
-    )
+    completed = state.latestCompleted
+    return point_at(state, completed) if completed else SourcePoint(threadId=state.thread.id)
 
 
 # ---- origin and inherited context ------------------------------------------------
 
 
-def origin(snapshot: ThreadSnapshot) -> TransferNode | None:
+def origin(state: ThreadState) -> TransferNode | None:
     """The transfer that created this thread (fork or subagent spawn), if any."""
     return next(
         (
             x
-            for x in snapshot.transfers
+            for x in state.transfers
             if x.type in ORIGINS and x.status is not TransferStatus.SUPERSEDED
         ),
         None,
     )
 
 
-def runs_up_to(snapshot: ThreadSnapshot, ordinal: int | None) -> list[RunNode]:
-    if ordinal is None:
-        return []
-    return [run for run in history(snapshot.runs) if run.ordinal <= ordinal]
+def history_up_to(state: ThreadState, ordinal: int | None) -> Ranges:
+    return Ranges() if ordinal is None else state.history.through(ordinal)
 
 
 def inherited_context(
-    snapshot: ThreadSnapshot,
-    threads: Mapping[str, ThreadSnapshot],
+    state: ThreadState,
+    threads: Mapping[str, ThreadState],
     provider: ProviderCapabilities,
+    content: Content,
 ) -> list[PlannedHandoff]:
     """Portable handoffs for every ancestor's context up to each source point, root first."""
     plans: list[PlannedHandoff] = []
-    current = snapshot
+    current = state
     while (transfer := origin(current)) is not None:
         source = threads.get(transfer.sourceThreadId)
         if source is None:
             break
-        plans.append(portable_context(transfer, source, provider))
+        plans.append(portable_context(transfer, source, provider, content))
         current = source
     return list(reversed(plans))
 
 
 def portable_context(
-    transfer: TransferNode, source: ThreadSnapshot, provider: ProviderCapabilities
+    transfer: TransferNode,
+    source: ThreadState,
+    provider: ProviderCapabilities,
+    content: Content,
 ) -> PlannedHandoff:
     point = transfer.sourcePoint
-    runs = runs_up_to(source, point.runOrdinal)
+    runs = content.runs(source.thread.id, history_up_to(source, point.runOrdinal))
     strategy = (
         HandoffStrategy.CHECKPOINT_SUMMARY
         if point.atCheckpoint
@@ -168,7 +165,7 @@ def portable_context(
 def native_fork(
     transfer: TransferNode,
     provider: ProviderCapabilities,
-    source: ThreadSnapshot | None,
+    source: ThreadState | None,
 ) -> NativeForkPlan | str:
     """The native fork plan for a pending fork, or why the native path is impossible."""
     point = transfer.sourcePoint
@@ -178,11 +175,8 @@ def native_fork(
         return f"the source ran on {transfer.sourceProvider}, not {provider.kind}"
     if not provider.supports_native_fork:
         return f"{provider.kind} cannot fork natively"
-    pt = next(
-        (p for p in (source.providerThreads if source else []) if p.id == point.providerThreadId),
-        None,
-    )
-    if pt is None or not pt.nativeRef or pt.status in WEAK:
+    pt = source.provider_thread(point.providerThreadId) if source else None
+    if source is None or pt is None or not pt.nativeRef or pt.status in WEAK:
         return "the source provider thread has no strong native reference"
     if provider.supports_native_fork_at_turn and point.providerTurnRef:
         return NativeForkPlan(
@@ -191,13 +185,8 @@ def native_fork(
             lastTurnId=point.providerTurnRef,
             rollbackTurns=0,
         )
-    later = [
-        run
-        for run in (source.runs if source else [])
-        if run.providerThreadId == pt.id
-        and run.status in TERMINAL
-        and run.ordinal > (point.runOrdinal or 0)
-    ]
+    # Turns the provider thread ran after the source run and that are still history.
+    later = (pt.native & source.history).after(point.runOrdinal or 0)
     if later and not provider.can_roll_back(pt.historyMode):
         return (
             f"forking the latest state would need {len(later)} native rollback turns, which "
@@ -216,11 +205,12 @@ def native_fork(
 
 def parent_delivery(
     transfer: TransferNode,
-    source: ThreadSnapshot,
+    source: ThreadState,
     provider: ProviderCapabilities,
+    content: Content,
 ) -> PlannedHandoff:
     """The handoff a merge-back or subagent result becomes on the parent's next run."""
-    runs = runs_up_to(source, transfer.sourcePoint.runOrdinal)
+    runs = content.runs(source.thread.id, history_up_to(source, transfer.sourcePoint.runOrdinal))
     if transfer.type is TransferType.MERGE_BACK:
         title = f"# Merged back from fork {source.thread.id}"
         return plan_handoff(
@@ -248,34 +238,31 @@ def parent_delivery(
 
 def replan(
     handoff: HandoffNode,
-    snapshot: ThreadSnapshot,
-    threads: Mapping[str, ThreadSnapshot],
+    transfer: TransferNode | None,
+    state: ThreadState,
+    threads: Mapping[str, ThreadState],
     provider: ProviderCapabilities,
+    content: Content,
 ) -> PlannedHandoff:
-    """The plan that builds `handoff` again from the graph as it is now (regeneration)."""
-    known = {x.id: x for snap in (snapshot, *threads.values()) for x in snap.transfers}
-    transfer = known.get(handoff.transferId or "")
+    """The plan that builds `handoff` again from the graph as it is now (regeneration).
+
+    `transfer` is the one the handoff was made for, if any.
+    """
     source = (
-        snapshot
-        if handoff.sourceThreadId == snapshot.thread.id
-        else threads.get(handoff.sourceThreadId)
+        state if handoff.sourceThreadId == state.thread.id else threads.get(handoff.sourceThreadId)
     )
     if source is None:
         raise conflict(f"The thread handoff {handoff.id} covers is gone.")
     if transfer is not None and transfer.type in ORIGINS:
-        return portable_context(transfer, source, provider)
+        return portable_context(transfer, source, provider, content)
     if transfer is not None and transfer.type in DELIVERED_TO_PARENT:
-        return parent_delivery(transfer, source, provider)
-    covered = [
-        run
-        for run in history(source.runs)
-        if handoff.coveredFrom <= run.ordinal <= handoff.coveredTo
-    ]
+        return parent_delivery(transfer, source, provider, content)
+    covered = source.history & handoff.covered
     if not covered:
         raise conflict(f"Handoff {handoff.id} covers no run any more.")
     return plan_handoff(
         source.thread.id,
-        covered,
+        content.runs(source.thread.id, covered),
         provider,
         handoff.strategy,
         handoff.kind,
@@ -283,29 +270,26 @@ def replan(
     )
 
 
-def merge_back_points(fork: ThreadSnapshot) -> tuple[SourcePoint, SourcePoint]:
+def merge_back_points(fork: ThreadState) -> tuple[SourcePoint, SourcePoint]:
     """(source point, base point) of a merge-back: the fork's latest completed run, its origin."""
     if fork.thread.relationshipToParent is not ThreadRelationship.FORK:
         raise invalid(f"Thread {fork.thread.id} is not a fork; only forks merge back.")
-    completed = [r for r in fork.runs if r.status is RunStatus.COMPLETED]
-    if not completed:
+    if fork.latestCompleted is None:
         raise invalid(f"Fork {fork.thread.id} has no completed run to merge back yet.")
     start = origin(fork)
     base = start.sourcePoint if start else SourcePoint(threadId=fork.thread.parentId or "")
-    return point_at(fork, completed[-1]), base
+    return point_at(fork, fork.latestCompleted), base
 
 
-def require_subagent(child: ThreadSnapshot) -> None:
+def require_subagent(child: ThreadState) -> None:
     if child.thread.relationshipToParent is not ThreadRelationship.SUBAGENT:
         raise invalid(f"Thread {child.thread.id} is not a subagent thread.")
-    busy = next((r for r in child.runs if r.status in IN_PROGRESS), None)
+    busy = child.run_in_progress
     if busy is not None:
         raise conflict(f"Subagent run {busy.ordinal} is still in progress; finish it first.")
 
 
-def superseded_by_new(
-    parent: ThreadSnapshot, kind: TransferType, source_thread_id: str
-) -> list[str]:
+def superseded_by_new(parent: ThreadState, kind: TransferType, source_thread_id: str) -> list[str]:
     """Pending transfers of `kind` from the same source that a new one replaces."""
     return [
         x.id

@@ -61,6 +61,7 @@ def connect_test_store(neo4j_uri: str) -> Store:
 async def store(neo4j_uri: str) -> AsyncIterator[Store]:
     store = connect_test_store(neo4j_uri)
     await store.migrate()
+    await store.warm_up()  # every statement planned once, as a ready service has them
     yield store
     await store.close()
 

@@ -13,11 +13,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-from api.lineage_commands import LineageCommands
-from api.settings import Settings
 from graph.errors import ErrorCode, ThreadlineError
 from graph.store import Store, Tx
-from resolvers.providers import registry_from_toml
+from tests.integration.direct import create_thread
 
 # A Bolt COMMIT message: chunk of 2 bytes, a struct with no fields and signature 0x12.
 COMMIT = b"\x00\x02\xb0\x12\x00\x00"
@@ -96,13 +94,10 @@ async def test_a_lost_commit_answer_is_unknown_without_a_command_id(
     cutter: CommitCutter, clean_store: Store
 ) -> None:
     proxied = Store.connect(f"bolt://127.0.0.1:{cutter.port}", None, timeout_s=5.0)
-    commands = LineageCommands(
-        proxied, "default", registry_from_toml(None), Settings().staleness_policy()
-    )
     try:
         cutter.armed = True
         with pytest.raises(ThreadlineError) as raised:
-            await commands.create_thread("lost", "lost-answer")
+            await create_thread(proxied, "default", "lost", "lost-answer")
         assert cutter.cuts == 1
         assert raised.value.code is ErrorCode.UNAVAILABLE
         assert raised.value.extensions["outcome"] == "UNKNOWN"
@@ -115,15 +110,12 @@ async def test_a_lost_commit_answer_is_resolved_with_a_command_id(
     cutter: CommitCutter, clean_store: Store
 ) -> None:
     proxied = Store.connect(f"bolt://127.0.0.1:{cutter.port}", None, timeout_s=5.0)
-    commands = LineageCommands(
-        proxied, "default", registry_from_toml(None), Settings().staleness_policy()
-    )
     try:
         cutter.armed = True
-        created = await commands.create_thread("lost", "resolved", command_id="cmd-lost")
+        created = await create_thread(proxied, "default", "lost", "resolved", "cmd-lost")
         assert cutter.cuts == 1
         assert created.id == "resolved"
-        again = await commands.create_thread("lost", "resolved", command_id="cmd-lost")
+        again = await create_thread(proxied, "default", "lost", "resolved", "cmd-lost")
         assert again == created, "the receipt answers the committed result"
     finally:
         await proxied.close()

@@ -32,3 +32,26 @@ async def test_query_cost_does_not_grow_with_the_answer(gql: GraphQLClient, stor
                 checkpoint={"ref": f"c{n}", "diffSummary": []},
             )
     assert await round_trips(gql, store, small) == await round_trips(gql, store, large)
+
+
+async def mutation_round_trips(gql: GraphQLClient, store: Store, thread: str) -> list[int]:
+    """Bolt round trips of a continue, a provider switch (full summary) and a switch back
+    (delta summary), each started, attached and completed."""
+    counts = []
+    for provider in ("codex", "claude", "codex"):
+        before = store.round_trips
+        await run_once(gql, thread, provider, "step", items=[{"kind": "DECISION", "text": "d"}])
+        counts.append(store.round_trips - before)
+    return counts
+
+
+async def test_mutation_cost_does_not_grow_with_the_thread(
+    gql: GraphQLClient, store: Store
+) -> None:
+    short, long = await new_thread(gql, "short"), await new_thread(gql, "long")
+    for thread, runs in ((short, 3), (long, 40)):
+        for n in range(runs):
+            await run_once(gql, thread, "codex", f"step {n}", items=[{"kind": "TODO", "text": "t"}])
+    assert await mutation_round_trips(gql, store, short) == await mutation_round_trips(
+        gql, store, long
+    )

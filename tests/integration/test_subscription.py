@@ -6,20 +6,12 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from api.event_feed import EventFeeds
-from api.lineage_commands import LineageCommands
-from api.settings import Settings
 from graph.models import EventNode
 from graph.store import Store
-from resolvers.providers import registry_from_toml
 from tests.conftest import connect_test_store
+from tests.integration.direct import create_thread, request_clean_context
 
 SUBSCRIBERS = 12
-
-
-def commands(store: Store, workspace: str) -> LineageCommands:
-    return LineageCommands(
-        store, workspace, registry_from_toml(None), Settings().staleness_policy()
-    )
 
 
 async def take(stream: AsyncIterator[EventNode], count: int) -> list[str]:
@@ -29,8 +21,7 @@ async def take(stream: AsyncIterator[EventNode], count: int) -> list[str]:
 async def test_one_poll_serves_every_subscriber(clean_store: Store, neo4j_uri: str) -> None:
     # The writer is "another process": its own driver, so the feed's reads count alone.
     other_process = connect_test_store(neo4j_uri)
-    writer = commands(other_process, "w")
-    threads = [(await writer.create_thread(f"t{n}", None)).id for n in range(3)]
+    threads = [(await create_thread(other_process, "w", f"t{n}")).id for n in range(3)]
     feeds = EventFeeds(clean_store, interval_s=0.05)
     streams = [feeds.events("w", threads[n % 3]) for n in range(SUBSCRIBERS)]
     try:
@@ -39,7 +30,7 @@ async def test_one_poll_serves_every_subscriber(clean_store: Store, neo4j_uri: s
             assert await take(stream, 1) == ["thread.created"]
         polls, reads = feeds.polls, clean_store.round_trips
         for thread in threads:
-            await writer.request_clean_context(thread)
+            await request_clean_context(other_process, "w", thread)
         for stream in streams:
             assert await take(stream, 1) == ["thread.cleanContextRequested"]
         assert feeds.polls > polls
@@ -52,16 +43,15 @@ async def test_one_poll_serves_every_subscriber(clean_store: Store, neo4j_uri: s
 
 
 async def test_a_late_subscriber_gets_the_whole_log_once(clean_store: Store) -> None:
-    writer = commands(clean_store, "w")
-    thread = (await writer.create_thread("t", None)).id
+    thread = (await create_thread(clean_store, "w", "t")).id
     feeds = EventFeeds(clean_store, interval_s=0.05)
     early = feeds.events("w", thread)
     try:
         await take(early, 1)
-        await writer.request_clean_context(thread)
+        await request_clean_context(clean_store, "w", thread)
         await take(early, 1)
         late = feeds.events("w", thread)
-        await writer.request_clean_context(thread)
+        await request_clean_context(clean_store, "w", thread)
         assert await take(late, 3) == [
             "thread.created",
             "thread.cleanContextRequested",

@@ -1,17 +1,23 @@
-"""Builds ThreadSnapshots for the pure decisions by replaying their outcomes.
+"""One thread driven through the pure decisions and their write plans, without a database.
 
-This is input construction for `resolvers/`, not a store: it records what a
-decision says to write so the next decision sees it, the way the real store
-does in tests/integration.
+The plans are replayed on plain records of the thread (every run with its items, every
+provider thread and handoff), and the `ThreadState` the next decision reads is read off
+those records the way the store reads it (thread/state.cypher): from the ranges and
+chains the plans maintain. `native` and `delta_chain` state the same facts by their
+definitions, over every run, so tests can check the two agree.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from itertools import count
+from typing import Any
 
 from graph.models import (
+    IN_PROGRESS,
+    HandoffNode,
     HandoffStatus,
+    HandoffStrategy,
     HistoryMode,
     ProviderThreadNode,
     ProviderThreadStatus,
@@ -19,14 +25,21 @@ from graph.models import (
     RunNode,
     RunStatus,
     ThreadNode,
-    ThreadSnapshot,
+    ThreadState,
 )
+from graph.plan import Change, WritePlan
+from graph.ranges import Ranges
+from resolvers import rollback as rollbacks
+from resolvers import run_plans
+from resolvers.content import Content
+from resolvers.draft import Draft
 from resolvers.policy import StalenessPolicy
 from resolvers.providers import ProviderRegistry, registry_from_toml
-from resolvers.rollback import decide_rollback
 from resolvers.start import StartDecision, StartRequest, decide_start
+from resolvers.summarizer import digest_of
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
+SETTLED = (ProviderThreadStatus.STALE, ProviderThreadStatus.FAILED, ProviderThreadStatus.DIVERGENT)
 
 
 class Scenario:
@@ -40,19 +53,16 @@ class Scenario:
         self.policy = policy or StalenessPolicy()
         self.history = history
         self._ids = count(1)
-        self.snapshot = ThreadSnapshot(
-            thread=ThreadNode(id="t", workspace="w", createdAt=T0, rootId="t"),
-            runs=[],
-            providerThreads=[],
-            handoffs=[],
-        )
+        self.thread = ThreadNode(id="t", workspace="w", createdAt=T0, rootId="t")
+        self.runs: dict[str, RunNode] = {}
+        self.provider_threads: dict[str, ProviderThreadNode] = {}
+        self.handoffs: dict[str, HandoffNode] = {}
 
-    def _now(self) -> datetime:
-        return T0 + timedelta(seconds=next(self._ids))
+    # ---- driving -------------------------------------------------------------------
 
     def decide(self, provider: str, runtime_mode: str | None = None) -> StartDecision:
         request = StartRequest(provider=provider, input="x", runtimeMode=runtime_mode)
-        return decide_start(self.snapshot, request, self.registry, self.policy)
+        return decide_start(self.state, request, self.registry, self.policy, self.content())
 
     def run(
         self,
@@ -62,92 +72,167 @@ class Scenario:
         status: RunStatus = RunStatus.COMPLETED,
     ) -> StartDecision:
         """Start, attach and finish one run; returns the start decision."""
-        decision = self.decide(provider, runtime_mode)
-        now = self._now()
-        snap = self.snapshot
-        pts = [
-            pt.model_copy(update={"status": ProviderThreadStatus.STALE})
-            if pt.id in decision.staleProviderThreadIds
-            else pt
-            for pt in snap.providerThreads
-        ]
-        pt = decision.providerThread
-        if pt is None:
-            pt = ProviderThreadNode(
-                id=f"pt{next(self._ids)}",
-                threadId="t",
-                provider=provider,
-                status=ProviderThreadStatus.ACTIVE,
-                nativeRef="native",
-                runtimeMode=runtime_mode,
-                historyMode=self.history,
-                createdAt=now,
-                lastUsedAt=now,
+        request = StartRequest(
+            provider=provider, input=f"run {self.thread.lastOrdinal + 1}", runtimeMode=runtime_mode
+        )
+        state = self.state
+        decision = decide_start(state, request, self.registry, self.policy, self.content())
+        outcome = self._apply(lambda draft: run_plans.start(draft, state, request, decision))
+        pt = self.provider_threads[outcome.provider_thread_id]
+        if pt.nativeRef is None:
+            self._apply(
+                lambda draft: run_plans.attach(draft, self.state, pt, "native", self.history)
             )
-            pts.append(pt)
-        else:
-            pts = [
-                p.model_copy(update={"lastUsedAt": now, "status": ProviderThreadStatus.ACTIVE})
-                if p.id == pt.id
-                else p
-                for p in pts
-            ]
-        handoffs = [
-            plan.to_node(f"h{next(self._ids)}", "t", pt.id, now) for plan in decision.handoffs
-        ]
-        ordinal = snap.thread.lastOrdinal + 1
-        new_run = RunNode(
-            id=f"r{ordinal}",
-            threadId="t",
-            ordinal=ordinal,
-            provider=provider,
-            status=status,
-            input=f"run {ordinal}",
-            providerThreadId=pt.id,
-            startedAt=now,
-            items=list(items),
-            consumedHandoffIds=[h.id for h in handoffs],
-        )
-        self.snapshot = snap.model_copy(
-            update={
-                "thread": snap.thread.model_copy(
-                    update={"lastOrdinal": ordinal, "cleanContextRequested": False}
-                ),
-                "runs": [*snap.runs, new_run],
-                "providerThreads": pts,
-                "handoffs": [*snap.handoffs, *handoffs],
-            }
-        )
+        run = self.runs[outcome.run_id]
+        if status is RunStatus.COMPLETED:
+            self._apply(
+                lambda draft: run_plans.complete(
+                    draft, self.state, run, f"turn-{run.ordinal}", items, None, None
+                )
+            )
+        elif status is RunStatus.FAILED:
+            self._apply(lambda draft: run_plans.fail(draft, self.state, run, "broke"))
         return decision
 
-    def rollback(self, to: int) -> None:
-        decision = decide_rollback(self.snapshot, to, self.registry)
-        snap = self.snapshot
-        rolled = set(decision.rolledBackRunIds)
-        superseded = set(decision.supersededHandoffIds)
-        self.snapshot = snap.model_copy(
-            update={
-                "runs": [
-                    r.model_copy(update={"status": RunStatus.ROLLED_BACK}) if r.id in rolled else r
-                    for r in snap.runs
-                ],
-                "handoffs": [
-                    h.model_copy(update={"status": HandoffStatus.SUPERSEDED})
-                    if h.id in superseded
-                    else h
-                    for h in snap.handoffs
-                ],
-                "providerThreads": [
-                    p.model_copy(update={"status": decision.providerThreadStatuses[p.id]})
-                    if p.id in decision.providerThreadStatuses
-                    else p
-                    for p in snap.providerThreads
-                ],
-            }
+    def rollback(self, to: int) -> rollbacks.RollbackDecision:
+        state = self.state
+        inputs = rollbacks.RollbackInputs(
+            toOrdinal=to,
+            rolledRuns=[
+                r
+                for r in self._ordered_runs()
+                if r.ordinal > to and r.status is not RunStatus.ROLLED_BACK
+            ],
+            affected=[
+                rollbacks.AffectedHandoff(
+                    handoff=h,
+                    consumerOrdinal=self._consumer(h).ordinal if self._consumer(h) else None,
+                    consumerProviderThreadId=(
+                        self._consumer(h).providerThreadId if self._consumer(h) else None  # type: ignore[union-attr]
+                    ),
+                )
+                for h in self.handoffs.values()
+                if h.status is not HandoffStatus.SUPERSEDED and h.coveredTo > to
+            ],
         )
+        decision = rollbacks.decide_rollback(state, inputs, self.registry)
+        self._apply(lambda draft: run_plans.rollback(draft, state, decision, to))
+        return decision
 
     def request_clean_context(self) -> None:
-        snap = self.snapshot
-        self.snapshot = snap.model_copy(
-            update={"thread": snap.thread.model_copy(update={"cleanContextRequested": True})}
+        state = self.state
+        self._apply(lambda draft: run_plans.request_clean_context(draft, state))
+
+    def content(self) -> Content:
+        return Content(("t", digest_of(run)) for run in self.runs.values())
+
+    # ---- the state, by definition ----------------------------------------------------
+
+    @property
+    def state(self) -> ThreadState:
+        runs = self._ordered_runs()
+        last = runs[-1] if runs else None
+        live_pts = {p.id for p in self.provider_threads.values() if p.status not in SETTLED}
+        return ThreadState(
+            thread=self.thread,
+            lastRun=last,
+            providerThreads=sorted(self.provider_threads.values(), key=lambda p: p.createdAt),
+            handoffs=sorted(
+                (
+                    h
+                    for h in self.handoffs.values()
+                    if h.toProviderThreadId in live_pts
+                    and h.status in (HandoffStatus.READY, HandoffStatus.PENDING)
+                ),
+                key=lambda h: (h.createdAt, h.id),
+            ),
+            deltaChains={
+                pt.id: self._run_at(pt.native.last).deltaChain
+                for pt in self.provider_threads.values()
+                if pt.native
+            },
+            latestCompleted=next(
+                (r for r in reversed(runs) if r.status is RunStatus.COMPLETED), None
+            ),
         )
+
+    def history_runs(self) -> list[RunNode]:
+        return [
+            r
+            for r in self._ordered_runs()
+            if r.status is not RunStatus.ROLLED_BACK and r.status not in IN_PROGRESS
+        ]
+
+    def native(self, pt_id: str) -> Ranges:
+        """SEMANTICS: the history runs that ran on the provider thread."""
+        return Ranges.of(r.ordinal for r in self.history_runs() if r.providerThreadId == pt_id)
+
+    def delta_chain(self, pt_id: str) -> int:
+        """docs/MODEL.md: the runs on the provider thread, newest first, that each started
+        with a delta handoff, up to the first that did not."""
+        deltas = {
+            h.id
+            for h in self.handoffs.values()
+            if h.toProviderThreadId == pt_id
+            and h.strategy is HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN
+        }
+        chain = 0
+        for run in reversed(self._ordered_runs()):
+            if run.providerThreadId != pt_id or run.status is RunStatus.ROLLED_BACK:
+                continue
+            if not deltas.intersection(run.consumedHandoffIds):
+                break
+            chain += 1
+        return chain
+
+    # ---- replaying plans -----------------------------------------------------------
+
+    def _apply(self, write: Any) -> Any:
+        draft = Draft(self._new_id, T0 + timedelta(seconds=next(self._ids)))
+        answer = write(draft)
+        self._replay(draft.build())
+        return answer
+
+    def _new_id(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids)}"
+
+    def _replay(self, plan: WritePlan) -> None:
+        for pt in plan.providerThreads:
+            self.provider_threads[pt.id] = pt
+        for handoff in plan.handoffs:
+            self.handoffs[handoff.id] = handoff
+        for run in plan.runs:
+            self.runs[run.id] = run
+        for move in plan.runMoves:
+            moved = self.runs[move.runId]
+            self.runs[move.runId] = moved.model_copy(
+                update={"consumedHandoffIds": [*moved.consumedHandoffIds, *move.handoffIds]}
+            )
+        for content in plan.runContents:
+            self.runs[content.runId] = self.runs[content.runId].model_copy(
+                update={"items": content.items, "checkpoint": content.checkpoint}
+            )
+        for change in plan.threadChanges:
+            self.thread = _changed(self.thread, change)
+        _change_all(self.provider_threads, plan.providerThreadChanges)
+        _change_all(self.runs, plan.runChanges)
+        _change_all(self.handoffs, plan.handoffChanges)
+
+    def _ordered_runs(self) -> list[RunNode]:
+        return sorted(self.runs.values(), key=lambda r: r.ordinal)
+
+    def _run_at(self, ordinal: int | None) -> RunNode:
+        return next(r for r in self.runs.values() if r.ordinal == ordinal)
+
+    def _consumer(self, handoff: HandoffNode) -> RunNode | None:
+        return next((r for r in self.runs.values() if handoff.id in r.consumedHandoffIds), None)
+
+
+def _changed(node: Any, change: Change) -> Any:
+    fields = type(node).model_fields
+    return node.model_copy(update={k: v for k, v in change.props.items() if k in fields})
+
+
+def _change_all(nodes: dict[str, Any], changes: list[Change]) -> None:
+    for change in changes:
+        nodes[change.id] = _changed(nodes[change.id], change)

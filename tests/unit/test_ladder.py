@@ -16,7 +16,8 @@ from graph.models import (
     StalenessSignal,
     StartStrategy,
 )
-from resolvers.coverage import coverage, history
+from graph.ranges import Ranges
+from resolvers.coverage import coverage
 from resolvers.policy import StalenessPolicy
 from resolvers.providers import registry_from_toml
 from tests.unit.scenario import Scenario
@@ -28,7 +29,7 @@ Sig = StalenessSignal
 def test_first_run_creates_without_handoff() -> None:
     decision = Scenario().decide("codex")
     assert (decision.strategy, decision.providerAction.value) == (S.NO_HANDOFF, "CREATE")
-    assert decision.handoffs == [] and decision.contextText is None
+    assert decision.handoffs == [] and decision.context_text is None
 
 
 def test_canonical_coverage() -> None:
@@ -40,10 +41,10 @@ def test_canonical_coverage() -> None:
     nine = sc.run("codex")
     assert nine.strategy is S.DELTA_HANDOFF_EXISTING_THREAD
     assert (nine.handoffs[0].coveredFrom, nine.handoffs[0].coveredTo) == (6, 8)
-    c1, l1 = sc.snapshot.providerThreads
-    snap = sc.snapshot
-    assert coverage(c1, snap.runs, snap.handoffs).nativeRunOrdinals == [1, 2, 3, 4, 5, 9]
-    assert coverage(l1, snap.runs, snap.handoffs).missingRunOrdinals == [9]
+    state = sc.state
+    c1, l1 = state.providerThreads
+    assert list(coverage(c1, state.history, state.handoffs).native) == [1, 2, 3, 4, 5, 9]
+    assert list(coverage(l1, state.history, state.handoffs).missing) == [9]
 
 
 def test_resume_when_covered_but_not_previous() -> None:
@@ -77,7 +78,7 @@ def test_too_many_off_provider_runs() -> None:
     decision = sc.decide("codex")
     assert decision.stalenessSignals == [Sig.TOO_MANY_OFF_PROVIDER_RUNS]
     assert decision.strategy is S.FULL_HANDOFF_NEW_THREAD
-    assert decision.staleProviderThreadIds == [sc.snapshot.providerThreads[0].id]
+    assert decision.staleProviderThreadIds == [sc.state.providerThreads[0].id]
 
 
 def test_too_many_chained_handoffs() -> None:
@@ -123,13 +124,11 @@ def test_resume_failed_and_divergent_are_reported() -> None:
     sc.run("codex")
     sc.run("claude")
     sc.rollback(1)
-    assert sc.snapshot.providerThreads[1].status is ProviderThreadStatus.DIVERGENT
+    codex, claude = sc.state.providerThreads
+    assert claude.status is ProviderThreadStatus.DIVERGENT
     decision = sc.decide("claude")
     assert decision.stalenessSignals == [Sig.ROLLED_BACK_OR_DIVERGENT]
-    failed = sc.snapshot.providerThreads[0].model_copy(
-        update={"status": ProviderThreadStatus.FAILED}
-    )
-    sc.snapshot = sc.snapshot.model_copy(update={"providerThreads": [failed]})
+    sc.provider_threads[codex.id] = codex.model_copy(update={"status": ProviderThreadStatus.FAILED})
     assert sc.decide("codex").stalenessSignals == [Sig.RESUME_FAILED]
 
 
@@ -171,15 +170,21 @@ def test_any_sequence_keeps_coverage_honest(
     sc = Scenario(history=mode)
     for op, arg in ops:
         if op == "rollback":
-            sc.rollback(min(int(str(arg)), sc.snapshot.thread.lastOrdinal))
-            continue
-        sc.run(str(arg))
-        snap = sc.snapshot
-        chosen = next(p for p in snap.providerThreads if p.id == snap.runs[-1].providerThreadId)
-        cov = coverage(chosen, snap.runs, snap.handoffs)
-        # once its handoff is applied, the provider thread that ran covers every run
-        assert cov.missingRunOrdinals == []
-        active = {r.ordinal for r in history(snap.runs)}
-        for pt in snap.providerThreads:
-            covered = set(coverage(pt, snap.runs, snap.handoffs).coveredRunOrdinals)
-            assert covered <= active  # never a rolled-back run
+            sc.rollback(min(int(str(arg)), sc.thread.lastOrdinal))
+        else:
+            sc.run(str(arg))
+            state = sc.state
+            assert state.lastRun is not None
+            chosen = state.provider_thread(state.lastRun.providerThreadId)
+            assert chosen is not None
+            # once its handoff is applied, the provider thread that ran covers every run
+            assert not coverage(chosen, state.history, state.handoffs).missing
+        state = sc.state
+        history = Ranges.of(r.ordinal for r in sc.history_runs())
+        assert state.history == history
+        for pt in state.providerThreads:
+            covered = coverage(pt, state.history, state.handoffs).covered
+            assert covered - history == Ranges()  # never a rolled-back run
+            # What the plans maintain is what the definitions say.
+            assert pt.native == sc.native(pt.id)
+            assert state.deltaChains.get(pt.id, 0) == sc.delta_chain(pt.id)

@@ -17,7 +17,16 @@ from graph.models import (
     RunNode,
     RunStatus,
 )
-from resolvers.summarizer import SHORTEN_ORDER, _fit, render, summarize, token_estimate
+from resolvers import summarizer
+from resolvers.summarizer import (
+    SHORTEN_ORDER,
+    Summary,
+    _fit,
+    _shorten,
+    digest_of,
+    render,
+    token_estimate,
+)
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -166,6 +175,17 @@ def test_budget_shortens_lower_sections_first() -> None:
 def test_same_input_same_bytes() -> None:
     runs = [run(1, item(RunItemKind.DECISION, "d")), run(2, item(RunItemKind.PLAN, "p"))]
     assert summarize(runs, title="# H").text == summarize(list(reversed(runs)), title="# H").text
+
+
+def summarize(runs: list[RunNode], **options: Any) -> Summary:
+    """Summaries read runs as the digests kept when they end."""
+    return summarizer.summarize([digest_of(r) for r in runs], **options)
+
+
+@given(st.text(max_size=600), st.integers(min_value=2, max_value=500))
+def test_shortening_twice_changes_nothing(text: str, limit: int) -> None:
+    """Why a digest may keep texts already shortened: sections shorten them again."""
+    assert _shorten(_shorten(text, limit), limit) == _shorten(text, limit)
 
 
 kinds = st.sampled_from(list(RunItemKind))

@@ -1,0 +1,76 @@
+"""What every command needs besides its arguments, and the steps they share."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from graph import repo
+from graph.errors import not_found
+from graph.models import RunNode, ThreadState
+from graph.plan import WritePlan
+from graph.store import Tx
+from resolvers.content import Content
+from resolvers.draft import Draft
+from resolvers.policy import StalenessPolicy
+from resolvers.providers import ProviderRegistry
+from resolvers.summarizer import digest_of
+
+T = TypeVar("T")
+# A decision reads run content at most three times: the runs a delta would carry, then
+# (when that delta is too big) the whole history, then whatever inherited context needs.
+CONTENT_READS = 4
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Caller:
+    workspace: str
+    providers: ProviderRegistry
+    policy: StalenessPolicy
+    clock: Callable[[], datetime] = field(default=utcnow)
+
+    def draft(self) -> Draft:
+        return Draft(new_id, self.clock())
+
+
+async def locked(
+    tx: Tx, caller: Caller, thread_id: str, *, related: bool = False, extra: Sequence[str] = ()
+) -> tuple[ThreadState, dict[str, ThreadState]]:
+    """The thread's state with its write lock taken (and the related threads' states)."""
+    found = await repo.states(
+        tx, caller.workspace, thread_id, lock=True, related=related, extra=extra
+    )
+    if found is None:
+        raise not_found("thread", thread_id)
+    return found
+
+
+async def decided(tx: Tx, caller: Caller, decide: Callable[[Content], T]) -> T:
+    """`decide`'s answer once it has every run it reads: run it, load what it lacked, again."""
+    content = Content()
+    for _ in range(CONTENT_READS):
+        answer = decide(content)
+        missing = content.take_missing()
+        if not missing:
+            return answer
+        loaded = await repo.digests(tx, caller.workspace, missing)
+        content.add(
+            (thread, found if not isinstance(found, RunNode) else digest_of(found))
+            for thread, found in loaded
+        )
+    raise AssertionError("a decision kept asking for runs it was given")
+
+
+async def apply(tx: Tx, caller: Caller, plan: WritePlan) -> None:
+    await repo.apply(tx, caller.workspace, plan)

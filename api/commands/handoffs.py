@@ -1,0 +1,73 @@
+"""regenerateHandoff and submitHandoffSummary."""
+
+from __future__ import annotations
+
+from api.commands.caller import Caller, apply, decided, locked
+from graph import repo
+from graph.errors import not_found
+from graph.models import HandoffNode, ThreadState, TransferNode
+from graph.plan import EventType
+from graph.store import Tx
+from resolvers import handoff_plans, transfers
+
+
+async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> str:
+    state, related, handoff, transfer = await _handoff(tx, caller, handoff_id)
+    provider = caller.providers.get(handoff_plans.target_of(handoff, state).provider)
+    plan = await decided(
+        tx,
+        caller,
+        lambda content: transfers.replan(handoff, transfer, state, related, provider, content),
+    )
+    draft = caller.draft()
+    ident = handoff_plans.replace(
+        draft,
+        state,
+        handoff,
+        plan.summary.text,
+        plan.summary.sections,
+        None,
+        EventType.HANDOFF_REGENERATED,
+    )
+    await apply(tx, caller, draft.build())
+    return ident
+
+
+async def submit_handoff_summary(
+    tx: Tx, caller: Caller, handoff_id: str, summary_text: str, created_by_provider: str
+) -> str:
+    caller.providers.get(created_by_provider)
+    state, _, handoff, _ = await _handoff(tx, caller, handoff_id)
+    target = caller.providers.get(handoff_plans.target_of(handoff, state).provider)
+    handoff_plans.check_submitted(summary_text, target)
+    draft = caller.draft()
+    ident = handoff_plans.replace(
+        draft,
+        state,
+        handoff,
+        summary_text,
+        handoff_plans.submitted_sections(summary_text),
+        created_by_provider,
+        EventType.HANDOFF_SUBMITTED,
+    )
+    await apply(tx, caller, draft.build())
+    return ident
+
+
+async def _handoff(
+    tx: Tx, caller: Caller, handoff_id: str
+) -> tuple[ThreadState, dict[str, ThreadState], HandoffNode, TransferNode | None]:
+    """The handoff's thread, locked, with the threads it may summarise, and the handoff and
+    its transfer as they are once the lock is held."""
+    owner = await repo.handoff_owner(tx, caller.workspace, handoff_id)
+    if owner is None:
+        raise not_found("handoff", handoff_id)
+    thread_id, first_read, _ = owner
+    state, related = await locked(
+        tx, caller, thread_id, related=True, extra=[first_read.sourceThreadId]
+    )
+    fresh = await repo.handoff_owner(tx, caller.workspace, handoff_id)
+    if fresh is None:
+        raise not_found("handoff", handoff_id)
+    _, handoff, transfer = fresh
+    return state, related, handoff_plans.replaceable(handoff), transfer

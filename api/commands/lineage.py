@@ -1,0 +1,86 @@
+"""Forks, merge-back and subagents. Locks are taken child before parent, so two commands
+on one family never wait on each other in opposite orders."""
+
+from __future__ import annotations
+
+from api.commands.caller import Caller, apply, locked
+from api.commands.runs import run_in_progress
+from graph import repo
+from graph.models import RunNode, ThreadNode, TransferNode
+from graph.store import Tx
+from resolvers import lineage_plans, transfers
+
+
+async def fork_thread(
+    tx: Tx,
+    caller: Caller,
+    source_thread_id: str,
+    run_id: str | None,
+    checkpoint_id: str | None,
+    latest_stable: bool,
+    title: str | None,
+) -> ThreadNode:
+    source, _ = await locked(tx, caller, source_thread_id)
+    chosen = await _named_run(tx, caller, source_thread_id, run_id, checkpoint_id)
+    run, at_checkpoint = transfers.fork_source_run(
+        source, chosen, run_id, checkpoint_id, latest_stable
+    )
+    draft = caller.draft()
+    child = lineage_plans.fork(draft, source, run, at_checkpoint, title)
+    await apply(tx, caller, draft.build())
+    return child
+
+
+async def _named_run(
+    tx: Tx, caller: Caller, thread_id: str, run_id: str | None, checkpoint_id: str | None
+) -> RunNode | None:
+    """The run of this thread that `run_id` or `checkpoint_id` names, if any."""
+    if run_id is None and checkpoint_id is None:
+        return None
+    return await repo.named_run(tx, caller.workspace, thread_id, run_id, checkpoint_id)
+
+
+async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> TransferNode:
+    fork, _ = await locked(tx, caller, fork_thread_id)
+    transfers.merge_back_points(fork)  # refuse before locking the parent
+    parent, _ = await locked(tx, caller, fork.thread.parentId or "")
+    draft = caller.draft()
+    transfer = lineage_plans.merge_back(draft, fork, parent)
+    await apply(tx, caller, draft.build())
+    return transfer
+
+
+async def spawn_subagent(
+    tx: Tx, caller: Caller, parent_run_id: str, task: str, provider: str | None
+) -> ThreadNode:
+    parent, _, run = await run_in_progress(
+        tx, caller, parent_run_id, "spawn a subagent", related=False
+    )
+    draft = caller.draft()
+    child = lineage_plans.spawn_subagent(draft, parent, run, task, provider)
+    await apply(tx, caller, draft.build())
+    return child
+
+
+async def record_native_subagent(
+    tx: Tx, caller: Caller, parent_run_id: str, provider: str, native_ref: str, title: str | None
+) -> ThreadNode:
+    parent, _, run = await run_in_progress(
+        tx, caller, parent_run_id, "record a subagent", related=False
+    )
+    draft = caller.draft()
+    child = lineage_plans.record_native_subagent(draft, parent, run, provider, native_ref, title)
+    await apply(tx, caller, draft.build())
+    return child
+
+
+async def complete_subagent(
+    tx: Tx, caller: Caller, child_thread_id: str, result: str
+) -> TransferNode:
+    child, _ = await locked(tx, caller, child_thread_id)
+    transfers.require_subagent(child)
+    parent, _ = await locked(tx, caller, child.thread.parentId or "")
+    draft = caller.draft()
+    transfer = lineage_plans.complete_subagent(draft, child, parent, result)
+    await apply(tx, caller, draft.build())
+    return transfer

@@ -1,0 +1,166 @@
+"""Threads and runs: create, start, report a start failure, attach, complete, fail,
+roll back, request clean context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from api.commands.caller import Caller, apply, decided, locked
+from graph import repo
+from graph.errors import not_found
+from graph.models import (
+    FileDiffStat,
+    HistoryMode,
+    RunItem,
+    RunNode,
+    ThreadNode,
+    ThreadState,
+)
+from graph.store import Tx
+from resolvers import rollback as rollbacks
+from resolvers import run_plans
+from resolvers.run_plans import StartOutcome
+from resolvers.start import StartDecision, StartRequest, decide_start
+
+
+async def create_thread(tx: Tx, caller: Caller, title: str | None, ident: str | None) -> ThreadNode:
+    draft = caller.draft()
+    thread = run_plans.create_thread(draft, caller.workspace, title, ident)
+    await apply(tx, caller, draft.build())
+    return thread
+
+
+async def request_clean_context(tx: Tx, caller: Caller, thread_id: str) -> str:
+    state, _ = await locked(tx, caller, thread_id)
+    draft = caller.draft()
+    run_plans.request_clean_context(draft, state)
+    await apply(tx, caller, draft.build())
+    return thread_id
+
+
+async def start_run(tx: Tx, caller: Caller, thread_id: str, request: StartRequest) -> StartOutcome:
+    state, related = await locked(tx, caller, thread_id, related=True)
+    decision = await decided(
+        tx,
+        caller,
+        lambda content: decide_start(
+            state, request, caller.providers, caller.policy, content, threads=related
+        ),
+    )
+    draft = caller.draft()
+    outcome = run_plans.start(draft, state, request, decision)
+    await apply(tx, caller, draft.build())
+    return outcome
+
+
+async def explain_start(
+    tx: Tx, caller: Caller, thread_id: str, request: StartRequest
+) -> tuple[StartDecision, ThreadState]:
+    """The decision startRun would take now; nothing is locked or written."""
+    found = await repo.states(tx, caller.workspace, thread_id, lock=False, related=True)
+    if found is None:
+        raise not_found("thread", thread_id)
+    state, related = found
+    decision = await decided(
+        tx,
+        caller,
+        lambda content: decide_start(
+            state, request, caller.providers, caller.policy, content, threads=related
+        ),
+    )
+    return decision, state
+
+
+async def report_start_failure(tx: Tx, caller: Caller, run_id: str, reason: str) -> StartOutcome:
+    state, related, run = await run_in_progress(
+        tx, caller, run_id, "report a start failure", related=True
+    )
+    request = StartRequest(
+        provider=run.provider, input=run.input, model=run.model, runtimeMode=run.runtimeMode
+    )
+    decision = await decided(
+        tx,
+        caller,
+        lambda content: decide_start(
+            state, request, caller.providers, caller.policy, content, restart=run, threads=related
+        ),
+    )
+    draft = caller.draft()
+    outcome = run_plans.start(draft, state, request, decision, restart=run, reason=reason)
+    await apply(tx, caller, draft.build())
+    return outcome
+
+
+async def attach_native_thread(
+    tx: Tx, caller: Caller, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
+) -> str:
+    thread_id = await repo.thread_of(
+        tx, "provider_thread/thread_of", caller.workspace, providerThreadId=provider_thread_id
+    )
+    if thread_id is None:
+        raise not_found("provider thread", provider_thread_id)
+    state, _ = await locked(tx, caller, thread_id)
+    pt = state.provider_thread(provider_thread_id)
+    if pt is None:
+        raise not_found("provider thread", provider_thread_id)
+    draft = caller.draft()
+    run_plans.attach(draft, state, pt, native_ref, history_mode)
+    await apply(tx, caller, draft.build())
+    return pt.id
+
+
+async def complete_run(
+    tx: Tx,
+    caller: Caller,
+    run_id: str,
+    native_turn_ref: str | None,
+    items: Sequence[RunItem],
+    checkpoint_ref: str | None,
+    diff_summary: Sequence[FileDiffStat] | None,
+) -> str:
+    state, _, run = await run_in_progress(tx, caller, run_id, "complete", related=False)
+    draft = caller.draft()
+    run_plans.complete(draft, state, run, native_turn_ref, items, checkpoint_ref, diff_summary)
+    await apply(tx, caller, draft.build())
+    return run.id
+
+
+async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> str:
+    state, _, run = await run_in_progress(tx, caller, run_id, "fail", related=False)
+    draft = caller.draft()
+    run_plans.fail(draft, state, run, reason)
+    await apply(tx, caller, draft.build())
+    return run.id
+
+
+async def rollback_thread(
+    tx: Tx, caller: Caller, thread_id: str, to_ordinal: int
+) -> rollbacks.RollbackDecision:
+    state, _ = await locked(tx, caller, thread_id)
+    rollbacks.check_rollback(state, to_ordinal)
+    runs, affected = await repo.rollback_inputs(tx, caller.workspace, thread_id, to_ordinal)
+    inputs = rollbacks.RollbackInputs(
+        toOrdinal=to_ordinal,
+        rolledRuns=runs,
+        affected=[rollbacks.AffectedHandoff.model_validate(a) for a in affected],
+    )
+    decision = rollbacks.decide_rollback(state, inputs, caller.providers)
+    draft = caller.draft()
+    run_plans.rollback(draft, state, decision, to_ordinal)
+    await apply(tx, caller, draft.build())
+    return decision
+
+
+async def run_in_progress(
+    tx: Tx, caller: Caller, run_id: str, verb: str, *, related: bool
+) -> tuple[ThreadState, dict[str, ThreadState], RunNode]:
+    """The run's thread, locked, and the run, which must be in progress."""
+    owner = await repo.run_owner(tx, caller.workspace, run_id)
+    if owner is None:
+        raise not_found("run", run_id)
+    state, others = await locked(tx, caller, owner[0], related=related)
+    run = state.lastRun if state.lastRun and state.lastRun.id == run_id else None
+    if run is None:
+        fresh = await repo.run_owner(tx, caller.workspace, run_id)  # after the lock
+        run = fresh[1] if fresh else owner[1]
+    return state, others, run_plans.in_progress(state, run, verb)

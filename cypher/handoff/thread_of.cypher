@@ -1,2 +1,0 @@
-MATCH (h:ContextHandoff {id: $handoffId, workspace: $workspace})-[:FOR_THREAD]->(t:Thread)
-RETURN t.id AS threadId

@@ -1,0 +1,177 @@
+// Writes a whole write plan (graph/plan.py) in one statement, in this order: new threads
+// (with their lineage edge), provider threads, handoffs, runs, moved runs, run content,
+// transfers, property changes, events. Every value is the plan's; the edges follow from
+// the ids it names.
+CALL () {
+  UNWIND $threads AS row
+  CREATE (t:Thread)
+  SET t = row.props, t.workspace = $workspace, t.version = 0
+  WITH t, row
+  OPTIONAL MATCH (p:Thread {id: t.parentId, workspace: $workspace})
+  FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'FORK' THEN [1] ELSE [] END |
+    CREATE (p)-[:FORK {sourceRunOrdinal: row.sourceRunOrdinal}]->(t))
+  FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'SUBAGENT' THEN [1] ELSE [] END |
+    CREATE (p)-[:SUBAGENT {sourceRunOrdinal: row.sourceRunOrdinal}]->(t))
+}
+CALL () {
+  UNWIND $providerThreads AS p
+  MATCH (t:Thread {id: p.threadId, workspace: $workspace})
+  CREATE (pt:ProviderThread)
+  SET pt = p, pt.workspace = $workspace
+  CREATE (t)-[:HAS_PROVIDER_THREAD]->(pt)
+  WITH pt
+  OPTIONAL MATCH (src:ProviderThread {id: pt.forkedFromId, workspace: $workspace})
+  FOREACH (_ IN CASE WHEN src IS NULL THEN [] ELSE [1] END | CREATE (pt)-[:FORKED_FROM]->(src))
+}
+CALL () {
+  UNWIND $handoffs AS h
+  MATCH (t:Thread {id: h.threadId, workspace: $workspace})
+  MATCH (src:Thread {id: h.sourceThreadId, workspace: $workspace})
+  CREATE (n:ContextHandoff)
+  SET n = h, n.workspace = $workspace
+  CREATE (n)-[:FOR_THREAD]->(t)
+  CREATE (n)-[:SOURCE_THREAD]->(src)
+  WITH n, src
+  CALL (n) {
+    MATCH (to:ProviderThread {id: n.toProviderThreadId, workspace: $workspace})
+    CREATE (n)-[:DELIVERED_TO]->(to)
+  }
+  CALL (n) {
+    UNWIND n.fromProviderThreadIds AS fromId
+    MATCH (from:ProviderThread {id: fromId, workspace: $workspace})
+    CREATE (n)-[:FROM_PROVIDER_THREAD]->(from)
+  }
+  CALL (n, src) {
+    MATCH (r:Run {workspace: $workspace, threadId: src.id})
+    WHERE n.coveredFrom <= r.ordinal <= n.coveredTo AND r.status <> 'ROLLED_BACK'
+    CREATE (n)-[:COVERS]->(r)
+  }
+  CALL (n) {
+    MATCH (x:ContextTransfer {id: n.transferId, workspace: $workspace})
+    CREATE (x)-[:PRODUCED]->(n)
+  }
+}
+CALL () {
+  UNWIND $runs AS row
+  MATCH (t:Thread {id: row.props.threadId, workspace: $workspace})
+  MATCH (pt:ProviderThread {id: row.props.providerThreadId, workspace: $workspace})
+  CREATE (r:Run)
+  SET r = row.props, r.workspace = $workspace
+  CREATE (t)-[:HAS_RUN]->(r)
+  CREATE (r)-[:EXECUTED_ON]->(pt)
+  WITH r, row
+  UNWIND row.handoffIds AS handoffId
+  MATCH (h:ContextHandoff {id: handoffId, workspace: $workspace})
+  CREATE (r)-[:CONSUMED]->(h)
+}
+CALL () {
+  UNWIND $runMoves AS move
+  MATCH (r:Run {id: move.runId, workspace: $workspace})-[old:EXECUTED_ON]->(:ProviderThread)
+  MATCH (pt:ProviderThread {id: move.providerThreadId, workspace: $workspace})
+  DELETE old
+  CREATE (r)-[:EXECUTED_ON]->(pt)
+  WITH r, move
+  UNWIND move.handoffIds AS handoffId
+  MATCH (h:ContextHandoff {id: handoffId, workspace: $workspace})
+  CREATE (r)-[:CONSUMED]->(h)
+}
+CALL () {
+  UNWIND $runContents AS content
+  MATCH (r:Run {id: content.runId, workspace: $workspace})
+  CALL (r, content) {
+    UNWIND content.items AS item
+    CREATE (i:RunItem)
+    SET i = item, i.workspace = $workspace
+    CREATE (r)-[:HAS_ITEM]->(i)
+  }
+  CALL (r, content) {
+    UNWIND content.checkpoints AS checkpoint
+    CREATE (c:Checkpoint)
+    SET c = checkpoint, c.workspace = $workspace
+    CREATE (r)-[:HAS_CHECKPOINT]->(c)
+  }
+}
+CALL () {
+  UNWIND $transfers AS x
+  MATCH (src:Thread {id: x.props.sourceThreadId, workspace: $workspace})
+  MATCH (dst:Thread {id: x.props.targetThreadId, workspace: $workspace})
+  CREATE (n:ContextTransfer)
+  SET n = x.props, n.workspace = $workspace
+  CREATE (n)-[:FROM_THREAD]->(src)
+  CREATE (n)-[:TO_THREAD]->(dst)
+  WITH n, x
+  CALL (n, x) {
+    MATCH (r:Run {id: x.sourceRunId, workspace: $workspace})
+    CREATE (n)-[:SOURCE_RUN]->(r)
+  }
+  CALL (n, x) {
+    MATCH (c:Checkpoint {id: x.sourceCheckpointId, workspace: $workspace})
+    CREATE (n)-[:SOURCE_CHECKPOINT]->(c)
+  }
+  CALL (n, x) {
+    MATCH (r:Run {id: x.baseRunId, workspace: $workspace})
+    CREATE (n)-[:BASE_RUN]->(r)
+  }
+  CALL (n, x) {
+    MATCH (r:Run {id: n.spawnedByRunId, workspace: $workspace})
+    CREATE (r)-[:SPAWNED]->(n)
+  }
+  CALL (n) {
+    MATCH (pt:ProviderThread {id: n.resolvedProviderThreadId, workspace: $workspace})
+    CREATE (n)-[:RESOLVED_TO]->(pt)
+  }
+}
+CALL () {
+  UNWIND $threadChanges AS change
+  MATCH (t:Thread {id: change.id, workspace: $workspace})
+  SET t += change.props
+}
+CALL () {
+  UNWIND $providerThreadChanges AS change
+  MATCH (pt:ProviderThread {id: change.id, workspace: $workspace})
+  SET pt += change.props
+}
+CALL () {
+  UNWIND $runChanges AS change
+  MATCH (r:Run {id: change.id, workspace: $workspace})
+  SET r += change.props
+}
+CALL () {
+  UNWIND $handoffChanges AS change
+  MATCH (h:ContextHandoff {id: change.id, workspace: $workspace})
+  SET h += change.props
+  WITH h, change
+  CALL (h, change) {
+    MATCH (next:ContextHandoff {id: change.props.supersededById, workspace: $workspace})
+    MERGE (h)-[:SUPERSEDED_BY]->(next)
+  }
+}
+CALL () {
+  UNWIND $transferChanges AS change
+  MATCH (x:ContextTransfer {id: change.id, workspace: $workspace})
+  SET x += change.props
+  WITH x, change
+  CALL (x, change) {
+    MATCH (pt:ProviderThread {id: change.props.resolvedProviderThreadId, workspace: $workspace})
+    OPTIONAL MATCH (x)-[old:RESOLVED_TO]->()
+    DELETE old
+    CREATE (x)-[:RESOLVED_TO]->(pt)
+  }
+  CALL (x, change) {
+    MATCH (r:Run {id: change.props.consumedByRunId, workspace: $workspace})
+    MERGE (r)-[:CONSUMED_TRANSFER]->(x)
+  }
+}
+CALL () {
+  // Events get consecutive per-thread sequence numbers under the thread's lock.
+  UNWIND $eventGroups AS group
+  MATCH (t:Thread {id: group.threadId, workspace: $workspace})
+  WITH t, group, coalesce(t.eventSeq, 0) AS base
+  UNWIND range(0, size(group.events) - 1) AS i
+  CREATE (e:ThreadEvent)
+  SET e = group.events[i], e.seq = base + i + 1, e.threadId = t.id, e.workspace = $workspace
+  CREATE (t)-[:HAS_EVENT]->(e)
+  WITH t, max(e.seq) AS last
+  SET t.eventSeq = last
+}
+RETURN true AS applied

@@ -1,2 +1,0 @@
-MATCH (t:Thread)-[:HAS_RUN]->(r:Run {id: $runId, workspace: $workspace})
-RETURN t.id AS threadId

@@ -1,3 +1,0 @@
-UNWIND $changes AS change
-MATCH (r:Run {id: change.id, workspace: $workspace})
-SET r += change.props

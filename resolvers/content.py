@@ -1,0 +1,45 @@
+"""Run content a decision reads: digests by thread and ordinal, loaded on demand.
+
+A decision first runs on the thread's state alone. Where it needs the content of runs
+(a handoff to build, a delta to weigh), it asks `Content`; what is not loaded yet is
+recorded as missing and the caller loads exactly that and decides again. A decision
+that builds no handoff reads no run content at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from graph.models import RunDigest
+from graph.ranges import Ranges
+
+
+class Content:
+    def __init__(self, digests: Iterable[tuple[str, RunDigest]] = ()) -> None:
+        self._digests: dict[tuple[str, int], RunDigest] = {}
+        self._missing: dict[str, Ranges] = {}
+        self.add(digests)
+
+    def add(self, digests: Iterable[tuple[str, RunDigest]]) -> None:
+        for thread_id, digest in digests:
+            self._digests[(thread_id, digest.ordinal)] = digest
+
+    def runs(self, thread_id: str, ordinals: Ranges) -> list[RunDigest]:
+        """The digests of the thread's runs at `ordinals`, in order; any not loaded yet
+        are recorded in `missing` and left out."""
+        found: list[RunDigest] = []
+        lacking: list[int] = []
+        for ordinal in ordinals:
+            digest = self._digests.get((thread_id, ordinal))
+            if digest is None:
+                lacking.append(ordinal)
+            else:
+                found.append(digest)
+        if lacking:
+            self._missing[thread_id] = self._missing.get(thread_id, Ranges()) | Ranges.of(lacking)
+        return found
+
+    def take_missing(self) -> dict[str, Ranges]:
+        """What the last decision asked for and did not have; forgets it."""
+        missing, self._missing = self._missing, {}
+        return missing

@@ -1,0 +1,256 @@
+"""What the lineage commands write: forks, merge-backs, subagents. Cheap now, resolved on
+the child's (or parent's) next start."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.errors import invalid
+from graph.models import (
+    Actor,
+    ProviderThreadNode,
+    ProviderThreadStatus,
+    ResolutionStrategy,
+    RunNode,
+    SourcePoint,
+    ThreadNode,
+    ThreadRelationship,
+    ThreadState,
+    TransferNode,
+    TransferStatus,
+    TransferType,
+)
+from graph.plan import EventType
+from resolvers import transfers
+from resolvers.draft import Draft
+
+TITLE_LIMIT = 80
+
+
+def fork(
+    draft: Draft, source: ThreadState, run: RunNode, at_checkpoint: bool, title: str | None
+) -> ThreadNode:
+    point = transfers.point_at(source, run, at_checkpoint=at_checkpoint)
+    child = _child(draft, source, ThreadRelationship.FORK, Actor.USER, title)
+    transfer = _transfer(
+        draft,
+        TransferType.FORK,
+        source.thread.id,
+        child.id,
+        point,
+        Actor.USER,
+        sourceProvider=run.provider,
+    )
+    _open_child(draft, child, transfer, EventType.THREAD_FORKED, run.id)
+    return child
+
+
+def merge_back(draft: Draft, fork_state: ThreadState, parent: ThreadState) -> TransferNode:
+    point, base = transfers.merge_back_points(fork_state)
+    latest = fork_state.latestCompleted
+    transfer = _transfer(
+        draft,
+        TransferType.MERGE_BACK,
+        fork_state.thread.id,
+        parent.thread.id,
+        point,
+        Actor.USER,
+        basePoint=base,
+        sourceProvider=latest.provider if latest else None,
+    )
+    older = transfers.superseded_by_new(parent, TransferType.MERGE_BACK, fork_state.thread.id)
+    _deliver_to_parent(draft, transfer, older)
+    return transfer
+
+
+def spawn_subagent(
+    draft: Draft, parent: ThreadState, run: RunNode, task: str, provider: str | None
+) -> ThreadNode:
+    if not task.strip():
+        raise invalid("A subagent needs a task.")
+    child = _child(draft, parent, ThreadRelationship.SUBAGENT, Actor.AGENT, task)
+    transfer = _spawn(draft, parent, child, run, provider, payload=task)
+    _open_child(draft, child, transfer, EventType.SUBAGENT_SPAWNED, run.id)
+    return child
+
+
+def record_native_subagent(
+    draft: Draft,
+    parent: ThreadState,
+    run: RunNode,
+    provider: str,
+    native_ref: str,
+    title: str | None,
+) -> ThreadNode:
+    child = _child(draft, parent, ThreadRelationship.SUBAGENT, Actor.AGENT, title)
+    pt = ProviderThreadNode(
+        id=draft.new_id("pth"),
+        threadId=child.id,
+        provider=provider,
+        nativeRef=native_ref,
+        status=ProviderThreadStatus.ACTIVE,
+        createdAt=draft.at,
+        lastUsedAt=draft.at,
+    )
+    transfer = _spawn(
+        draft,
+        parent,
+        child,
+        run,
+        provider,
+        status=TransferStatus.RESOLVED_NATIVE,
+        resolutionStrategy=ResolutionStrategy.NATIVE_FORK,
+        resolvedProviderThreadId=pt.id,
+    )
+    draft.provider_thread(pt)
+    _open_child(draft, child, transfer, EventType.SUBAGENT_RECORDED, run.id, nativeRef=native_ref)
+    return child
+
+
+def complete_subagent(
+    draft: Draft, child: ThreadState, parent: ThreadState, result: str
+) -> TransferNode:
+    if not result.strip():
+        raise invalid("A subagent result cannot be empty.")
+    transfers.require_subagent(child)
+    latest = child.latestCompleted
+    transfer = _transfer(
+        draft,
+        TransferType.SUBAGENT_RESULT,
+        child.thread.id,
+        parent.thread.id,
+        transfers.latest_point(child),
+        Actor.AGENT,
+        sourceProvider=latest.provider if latest else None,
+        payload=result,
+    )
+    older = transfers.superseded_by_new(parent, TransferType.SUBAGENT_RESULT, child.thread.id)
+    _deliver_to_parent(draft, transfer, older)
+    return transfer
+
+
+# ---- shared steps ------------------------------------------------------------------
+
+
+def _child(
+    draft: Draft,
+    parent: ThreadState,
+    relationship: ThreadRelationship,
+    actor: Actor,
+    title: str | None,
+) -> ThreadNode:
+    label = " ".join(title.split())[:TITLE_LIMIT] if title else None
+    return ThreadNode(
+        id=draft.new_id("thr"),
+        workspace=parent.thread.workspace,
+        title=label,
+        createdBy=actor,
+        createdAt=draft.at,
+        parentId=parent.thread.id,
+        relationshipToParent=relationship,
+        rootId=parent.thread.rootId,
+    )
+
+
+def _transfer(
+    draft: Draft,
+    kind: TransferType,
+    source_thread_id: str,
+    target_thread_id: str,
+    point: SourcePoint,
+    actor: Actor,
+    **fields: Any,
+) -> TransferNode:
+    values: dict[str, Any] = {"status": TransferStatus.PENDING, **fields}
+    return TransferNode(
+        id=draft.new_id("xfr"),
+        type=kind,
+        sourceThreadId=source_thread_id,
+        targetThreadId=target_thread_id,
+        sourcePoint=point,
+        createdBy=actor,
+        createdAt=draft.at,
+        **values,
+    )
+
+
+def _spawn(
+    draft: Draft,
+    parent: ThreadState,
+    child: ThreadNode,
+    run: RunNode,
+    provider: str | None,
+    **fields: Any,
+) -> TransferNode:
+    """The SUBAGENT_SPAWN transfer from the parent's latest completed run to the child."""
+    return _transfer(
+        draft,
+        TransferType.SUBAGENT_SPAWN,
+        parent.thread.id,
+        child.id,
+        transfers.latest_point(parent),
+        Actor.AGENT,
+        sourceProvider=run.provider,
+        targetProvider=provider,
+        spawnedByRunId=run.id,
+        **fields,
+    )
+
+
+def _deliver_to_parent(draft: Draft, transfer: TransferNode, superseded: list[str]) -> None:
+    """A merge-back or subagent result, pending for the parent's next run."""
+    draft.transfer(transfer)
+    for ident in superseded:
+        draft.change("transfer", ident, status=TransferStatus.SUPERSEDED)
+    for thread_id in (transfer.targetThreadId, transfer.sourceThreadId):
+        draft.event(
+            thread_id,
+            EventType.TRANSFER_CREATED,
+            transferId=transfer.id,
+            type=transfer.type.value,
+            sourceThreadId=transfer.sourceThreadId,
+            targetThreadId=transfer.targetThreadId,
+        )
+        if thread_id == transfer.targetThreadId:
+            for ident in superseded:
+                draft.event(
+                    thread_id,
+                    EventType.TRANSFER_SUPERSEDED,
+                    transferId=ident,
+                    supersededBy=transfer.id,
+                )
+
+
+def _open_child(
+    draft: Draft,
+    child: ThreadNode,
+    transfer: TransferNode,
+    parent_event: EventType,
+    run_id: str,
+    **payload: Any,
+) -> None:
+    """A new fork or subagent thread, its transfer, and events on both threads."""
+    draft.thread(child, transfer.sourcePoint.runOrdinal)
+    draft.transfer(transfer)
+    draft.event(
+        transfer.sourceThreadId,
+        parent_event,
+        run_id,
+        childThreadId=child.id,
+        transferId=transfer.id,
+        **payload,
+    )
+    draft.event(
+        child.id,
+        EventType.THREAD_CREATED,
+        parentId=transfer.sourceThreadId,
+        relationship=transfer.type.value,
+        transferId=transfer.id,
+    )
+    draft.event(
+        child.id,
+        EventType.TRANSFER_CREATED,
+        transferId=transfer.id,
+        type=transfer.type.value,
+        status=transfer.status.value,
+    )

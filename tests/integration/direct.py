@@ -1,0 +1,39 @@
+"""Commands called directly on a store (no GraphQL), as another API process would."""
+
+from __future__ import annotations
+
+from api import receipts
+from api.commands import runs
+from api.commands.caller import Caller
+from graph.models import ThreadNode
+from graph.store import Store
+from resolvers.policy import StalenessPolicy
+from resolvers.providers import registry_from_toml
+
+
+def caller(workspace: str) -> Caller:
+    return Caller(workspace, registry_from_toml(None), StalenessPolicy())
+
+
+async def create_thread(
+    store: Store,
+    workspace: str,
+    title: str | None,
+    ident: str | None = None,
+    command_id: str | None = None,
+) -> ThreadNode:
+    who = caller(workspace)
+    return await receipts.run_once(
+        store,
+        workspace,
+        command_id,
+        "createThread",
+        {"title": title, "id": ident},
+        ThreadNode,
+        lambda tx: runs.create_thread(tx, who, title, ident),
+    )
+
+
+async def request_clean_context(store: Store, workspace: str, thread_id: str) -> str:
+    who = caller(workspace)
+    return await store.write(lambda tx: runs.request_clean_context(tx, who, thread_id))

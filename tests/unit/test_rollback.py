@@ -1,0 +1,80 @@
+"""rollbackThread's decision (SEMANTICS "Rollback"), on the canonical example."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.errors import ErrorCode, ThreadlineError
+from graph.models import HandoffStatus, HistoryMode, ProviderThreadStatus, RunStatus, StartStrategy
+from graph.ranges import Ranges
+from tests.unit.scenario import Scenario
+
+
+def canonical(history: HistoryMode) -> Scenario:
+    sc = Scenario(history=history)
+    for provider in ["codex"] * 5 + ["claude"] * 3 + ["codex"]:
+        sc.run(provider)
+    return sc
+
+
+@pytest.mark.parametrize(
+    ("history", "c1_after"),
+    [
+        (HistoryMode.LEGACY, ProviderThreadStatus.ROLLED_BACK),
+        (HistoryMode.PAGINATED, ProviderThreadStatus.DIVERGENT),
+    ],
+)
+def test_canonical_rollback_to_five(history: HistoryMode, c1_after: ProviderThreadStatus) -> None:
+    sc = canonical(history)
+    c1, l1 = sc.state.providerThreads
+    h1, h2 = sorted(sc.handoffs.values(), key=lambda h: h.coveredFrom)
+    decision = sc.rollback(5)
+    assert decision.rolledBack == Ranges.span(6, 9)
+    assert [sc.runs[r].ordinal for r in decision.rolledBackRunIds] == [6, 7, 8, 9]
+    assert decision.supersededHandoffIds == [h2.id]
+    assert decision.providerThreadStatuses == {
+        c1.id: c1_after,
+        l1.id: ProviderThreadStatus.DIVERGENT,
+    }
+    assert sc.handoffs[h1.id].status is HandoffStatus.READY
+    assert sc.thread.rolled_back == Ranges.span(6, 9)
+    assert all(r.status is RunStatus.ROLLED_BACK for r in sc.runs.values() if r.ordinal > 5)
+    state = sc.state
+    assert state.provider_thread(c1.id).native == Ranges.span(1, 5)  # type: ignore[union-attr]
+    assert state.provider_thread(l1.id).native == Ranges()  # type: ignore[union-attr]
+    if history is HistoryMode.LEGACY:
+        assert sc.decide("codex").strategy is StartStrategy.NO_HANDOFF
+    assert sc.decide("claude").strategy is StartStrategy.FULL_HANDOFF_NEW_THREAD
+
+
+def test_next_runs_take_the_next_unused_ordinal() -> None:
+    sc = canonical(HistoryMode.LEGACY)
+    sc.rollback(5)
+    sc.run("codex")
+    assert max(r.ordinal for r in sc.runs.values()) == 10
+    assert sc.state.history == Ranges.span(1, 5) | Ranges.span(10, 10)
+
+
+def test_a_settled_provider_thread_keeps_its_status() -> None:
+    sc = canonical(HistoryMode.LEGACY)
+    _, l1 = sc.state.providerThreads
+    sc.provider_threads[l1.id] = l1.model_copy(update={"status": ProviderThreadStatus.STALE})
+    decision = sc.rollback(5)
+    assert l1.id not in decision.providerThreadStatuses
+    assert decision.nativeRanges[l1.id] == Ranges()  # its native runs still shrink
+
+
+@pytest.mark.parametrize("to", [-1, 10])
+def test_out_of_range_is_invalid(to: int) -> None:
+    with pytest.raises(ThreadlineError) as error:
+        canonical(HistoryMode.LEGACY).rollback(to)
+    assert error.value.code is ErrorCode.INVALID_INPUT
+
+
+def test_a_run_in_progress_is_a_conflict() -> None:
+    sc = Scenario()
+    sc.run("codex")
+    sc.run("codex", status=RunStatus.RUNNING)
+    with pytest.raises(ThreadlineError) as error:
+        sc.rollback(1)
+    assert error.value.code is ErrorCode.CONFLICT
