@@ -104,14 +104,15 @@ class _Plan:
 class Sim:
     """A family being simulated: its random source, clock and records."""
 
-    def __init__(self, rng: random.Random, shape: Shape) -> None:
+    def __init__(self, rng: random.Random, shape: Shape, ids: random.Random) -> None:
         self.rng = rng
+        self._ids = ids  # ids are unique across the database: salted by the workspace
         self.shape = shape
         self.now = EPOCH - timedelta(days=rng.uniform(0, 90))
         self.family: Family | None = None
 
     def id(self, prefix: str) -> str:
-        return f"{prefix}_{self.rng.getrandbits(128):032x}"
+        return f"{prefix}_{self._ids.getrandbits(128):032x}"
 
     def tick(self, low: float, high: float) -> datetime:
         self.now += timedelta(seconds=self.rng.uniform(low, high))
@@ -816,10 +817,13 @@ def runs_per_thread(rng: random.Random, shape: Shape, cap: int | None = None) ->
     return max(1, min(cap or shape.max_runs, int(draw)))
 
 
-def family(index: int, seed: int, shape: Shape) -> Family:
-    """Family `index` of the data set drawn with `seed`: the same at every scale."""
+def family(index: int, seed: int, shape: Shape, salt: str = "") -> Family:
+    """Family `index` of the data set drawn with `seed`: the same at every scale.
+
+    `salt` (the workspace) changes only the ids, which must be unique across the database.
+    """
     rng = random.Random(f"{seed}:{index}")
-    sim = Sim(rng, shape)
+    sim = Sim(rng, shape, random.Random(f"{seed}:{index}:{salt}:ids"))
     deep = rng.random() < shape.deep_chain_share
     root = _root(sim)
     if deep:
@@ -829,7 +833,9 @@ def family(index: int, seed: int, shape: Shape) -> Family:
     return _done(sim)
 
 
-def probe_family(seed: int, shape: Shape, depth: int = 20, root_runs: int = 50) -> Family:
+def probe_family(
+    seed: int, shape: Shape, salt: str = "", depth: int = 20, root_runs: int = 50
+) -> Family:
     """The fixed family the lineage and coverage probes read at every scale.
 
     A root with `root_runs` runs switching provider every 10 runs, a fork chain of
@@ -837,7 +843,7 @@ def probe_family(seed: int, shape: Shape, depth: int = 20, root_runs: int = 50) 
     the thread's third run consumes.
     """
     rng = random.Random(f"{seed}:probe")
-    sim = Sim(rng, Shape(failure_per_run=0.0))
+    sim = Sim(rng, Shape(failure_per_run=0.0), random.Random(f"{seed}:probe:{salt}:ids"))
     root = _root(sim, title="Bench probe family")
     for n in range(root_runs):
         root.cycle(PROVIDERS[(n // 10) % 2])
@@ -845,12 +851,12 @@ def probe_family(seed: int, shape: Shape, depth: int = 20, root_runs: int = 50) 
     return _done(sim)
 
 
-def families(start: int, threads: int, seed: int, shape: Shape) -> Iterator[Family]:
+def families(start: int, threads: int, seed: int, shape: Shape, salt: str = "") -> Iterator[Family]:
     """Families `start`, `start + 1`, ... until they hold at least `threads` threads."""
     made = 0
     index = start
     while made < threads:
-        drawn = family(index, seed, shape)
+        drawn = family(index, seed, shape, salt)
         made += len(drawn.threads)
         index += 1
         yield drawn
