@@ -22,6 +22,7 @@ class Config:
     ordinals: tuple[int, ...] = (20, 200, 1000)
     window: int = 10
     measured_threads: int = 5
+    warmup_runs: int = 25  # untimed cycles on one service and one raw thread first
     # The thread read, after these runs of every measured thread.
     read_ordinals: tuple[int, ...] = (1, 20, 200, 1000)
     read_samples: int = 20

@@ -228,6 +228,14 @@ async def measured_threads(
     last = max((*config.ordinals, *config.read_ordinals))
     reads: dict[int, _Probe] = defaultdict(_Probe)
     problems: list[str] = []
+    # Query plans compiled and code paths warm on both sides (a switch included), untimed.
+    warm = await ServiceThread.create(gql, random.Random(f"{config.seed}:warm"), "Warm-up")
+    raw_warm = await RawThread.create(
+        raw, config.raw_workspace, random.Random(f"{config.seed}:raw-warm"), "Raw warm-up"
+    )
+    for _ in range(config.warmup_runs):
+        await warm.cycle()
+        await raw_warm.cycle()
     built = time.perf_counter()
     for index in range(config.measured_threads):
         rng = random.Random(f"{config.seed}:measured:{index}")

@@ -196,8 +196,8 @@ async def _measure(
 
         def progress(stats: BulkStats) -> None:
             log(
-                f"  {stream.threads:,} threads, {stream.runs:,} runs, {stats.rows:,} rows "
-                f"in {stats.seconds:.0f} s"
+                f"  {stats.threads:,} threads, {stats.runs:,} runs written ({stats.rows:,} "
+                f"rows, {stats.transactions:,} transactions) in {stats.seconds:.0f} s"
             )
 
         before, _, _ = driver.execute_query(queries.load("check/sizes"), database_=target.database)

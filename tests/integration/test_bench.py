@@ -27,6 +27,7 @@ TINY = Config(
     ordinals=(5, 20),
     window=3,
     measured_threads=1,
+    warmup_runs=2,
     read_ordinals=(1, 5, 20),
     read_samples=2,
     lineage_samples=2,
