@@ -162,15 +162,16 @@ def _data(steps: Iterable[ScaleStep]) -> list[str]:
         "each step's generation and bulk writes (transactions of up to 5,000 rows), its "
         "write rate in nodes + relationships per second and the harness's peak memory.",
         "",
-        "| step | threads | runs | nodes | relationships | step took | written/s | transactions "
-        "| harness peak RSS |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| step | threads | runs | nodes | relationships | store on disk | step took | "
+        "written/s | transactions | harness peak RSS |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for step in steps:
         rate = step.written / step.bulk_seconds if step.bulk_seconds else 0
+        store = "-" if step.store_mb is None else f"{step.store_mb:,.0f} MB"
         rows.append(
             f"| {step.label} | {step.threads:,} | {step.runs:,} | {step.nodes:,} | "
-            f"{step.relationships:,} | {_duration(step.bulk_seconds)} | {rate:,.0f} | "
+            f"{step.relationships:,} | {store} | {_duration(step.bulk_seconds)} | {rate:,.0f} | "
             f"{step.bulk_transactions:,} | {step.generator_peak_rss_mb:.0f} MB |"
         )
     return rows

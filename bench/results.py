@@ -66,6 +66,7 @@ class ScaleStep:
     bulk_rows: int
     bulk_transactions: int
     generator_peak_rss_mb: float
+    store_mb: float | None = None  # the Neo4j data folder, when the harness started Neo4j
     lineage: Pair | None = None
     lineage_round_trips: int | None = None
     lineage_nodes: int = 0

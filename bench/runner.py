@@ -150,6 +150,7 @@ async def run(config: Config, target: Target, log: Log) -> Results:
                 api,
                 gql,
                 Raw(async_driver, target.database),
+                managed.home / "data" if managed else None,
                 sync_driver,
                 results,
                 log,
@@ -183,6 +184,7 @@ async def _measure(
     api: service.Api,
     gql: GraphQL,
     raw: Raw,
+    store: Path | None,
     driver: Driver,
     results: Results,
     log: Log,
@@ -217,6 +219,7 @@ async def _measure(
             bulk_rows=stats.rows,
             bulk_transactions=stats.transactions,
             generator_peak_rss_mb=stats.peak_rss_mb,
+            store_mb=None if store is None else await asyncio.to_thread(folder_mb, store),
         )
         log(
             f"{label}: {step.threads:,} threads, {step.runs:,} runs, {step.nodes:,} nodes in "
@@ -306,6 +309,16 @@ async def _scale_reads(
             results.integrity += measure.thread_answer_problems(read.answer, read.row, where)
             results.integrity += measure.expected_thread_problems(read.answer, thread, where)
             results.integrity_checked += 2
+
+
+def folder_mb(folder: Path) -> float:
+    """Bytes under `folder` (the throwaway Neo4j's data: store files and transaction logs)."""
+    total = 0
+    for path in folder.rglob("*"):
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                total += path.stat().st_size
+    return total / 1024 / 1024
 
 
 def wipe(driver: Driver, database: str, workspace: str) -> None:
