@@ -38,6 +38,10 @@ OUTPUT = typer.Option(
     None, "--output", help="Where to write the report (default bench/RESULTS.md)."
 )
 KEEP = typer.Option(False, "--keep-neo4j", help="Leave the throwaway Neo4j running.")
+HEAP = typer.Option(None, "--neo4j-heap", help="Heap of the throwaway Neo4j (default by scale).")
+PAGECACHE = typer.Option(
+    None, "--neo4j-pagecache", help="Page cache of the throwaway Neo4j (default by scale)."
+)
 NOTE = typer.Option(None, "--note", help="A line for the report, e.g. what else the box ran.")
 SEED = typer.Option(7, "--seed", help="The data set: the same seed gives the same families.")
 
@@ -55,6 +59,8 @@ def bench(
     api_pid: int | None = API_PID,
     output: Path | None = OUTPUT,
     keep_neo4j: bool = KEEP,
+    neo4j_heap: str | None = HEAP,
+    neo4j_pagecache: str | None = PAGECACHE,
     note: str | None = NOTE,
     seed: int = SEED,
 ) -> None:
@@ -82,6 +88,8 @@ def bench(
         reference_token=reference_token,
         api_pid=api_pid,
         keep_neo4j=keep_neo4j,
+        neo4j_heap=neo4j_heap,
+        neo4j_pagecache=neo4j_pagecache,
         notes=(note,) if note else (),
     )
     try:

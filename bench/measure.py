@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from neo4j.exceptions import DriverError, Neo4jError
+
 from bench import model
 from bench.baseline import Raw, RawCycle, RawThread
 from bench.client import (
@@ -320,7 +322,7 @@ async def throughput(
         for i in range(concurrency)
     ]
     await asyncio.gather(*(thread.cycle() for thread in raw_threads))
-    raw_cycles, _, raw_elapsed = await _drive([t.cycle for t in raw_threads], seconds)
+    raw_cycles, raw_errors, raw_elapsed = await _drive([t.cycle for t in raw_threads], seconds)
     return Rate(
         concurrency=concurrency,
         seconds=elapsed,
@@ -330,6 +332,7 @@ async def throughput(
         raw_seconds=raw_elapsed,
         raw_cycles=raw_cycles,
         raw_per_second=raw_cycles / raw_elapsed,
+        raw_errors=raw_errors,
     )
 
 
@@ -345,7 +348,7 @@ async def _drive(clients: list[Callable[[], Any]], seconds: float) -> tuple[int,
             try:
                 await cycle()
                 done += 1
-            except BenchError:
+            except (BenchError, DriverError, Neo4jError):
                 errors += 1
                 await asyncio.sleep(0.1)
 

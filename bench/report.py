@@ -244,7 +244,8 @@ def _rates(results: Results) -> list[str]:
     for rate in results.rates:
         rows.append(
             f"| {rate.concurrency} | {rate.per_second:.1f} | {rate.cycles} | {rate.errors} | "
-            f"{rate.raw_per_second:.1f} | {rate.raw_cycles} | {rate.ratio:.2f} |"
+            f"{rate.raw_per_second:.1f} | {rate.raw_cycles}"
+            f"{f' ({rate.raw_errors} errors)' if rate.raw_errors else ''} | {rate.ratio:.2f} |"
         )
     return rows
 

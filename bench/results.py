@@ -109,6 +109,7 @@ class Rate:
     raw_seconds: float
     raw_cycles: int
     raw_per_second: float
+    raw_errors: int = 0
 
     @property
     def ratio(self) -> float:

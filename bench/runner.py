@@ -52,6 +52,8 @@ class Target:
         default_factory=lambda: Path(os.environ.get("THREADLINE_HOME", ".threadline"))
     )
     keep_neo4j: bool = False
+    neo4j_heap: str | None = None  # of the throwaway Neo4j; default by scale
+    neo4j_pagecache: str | None = None
     notes: tuple[str, ...] = ()
 
 
@@ -117,7 +119,9 @@ async def run(config: Config, target: Target, log: Log) -> Results:
         if uri is None:
             home = target.home / "neo4j" / "bench"
             log(f"starting a throwaway Neo4j in {home}")
-            managed = await asyncio.to_thread(service.start_neo4j, home, config.label)
+            managed = await asyncio.to_thread(
+                service.start_neo4j, home, config.label, target.neo4j_heap, target.neo4j_pagecache
+            )
             uri, auth = managed.uri, None
         sync_driver = GraphDatabase.driver(uri, auth=auth)
         results.versions = versions(sync_driver, target.database)

@@ -28,7 +28,9 @@ from graph.local_neo4j import LocalNeo4j
 # One query's database budget inside the served API. The default (5 s) is for users; the
 # harness measures latency and must not turn a slow answer on a busy machine into an error.
 API_DB_TIMEOUT_S = "60"
-MEMORY = {"1k": ("1g", "1g"), "10k": ("1g", "2g"), "100k": ("2g", "6g")}  # heap, page cache
+# Heap and page cache of the throwaway Neo4j by scale. The store takes about 1 GB per 10k
+# generated threads (plus transaction logs), so 100k wants a machine with 16 GB or more.
+MEMORY = {"1k": ("1g", "1g"), "10k": ("1g", "2g"), "100k": ("2g", "8g")}
 
 
 class ServiceError(RuntimeError):
@@ -41,16 +43,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_neo4j(home: Path, scale: str) -> LocalNeo4j:
+def start_neo4j(
+    home: Path, scale: str, heap: str | None = None, pagecache: str | None = None
+) -> LocalNeo4j:
     """A fresh throwaway Neo4j for this run: empty data folder, free ports, auth off."""
-    heap, pagecache = MEMORY.get(scale, MEMORY["100k"])
+    default_heap, default_pagecache = MEMORY.get(scale, MEMORY["100k"])
     instance = LocalNeo4j(
         home,
         bolt_port=free_port(),
         http_port=free_port(),
         auth_enabled=False,
-        heap=heap,
-        pagecache=pagecache,
+        heap=heap or default_heap,
+        pagecache=pagecache or default_pagecache,
         throwaway=True,
     )
     if instance.is_running():
