@@ -5,6 +5,7 @@ COPY graph graph
 COPY api api
 COPY resolvers resolvers
 COPY cypher cypher
+COPY bench bench
 RUN pip install --no-cache-dir .
 # An unprivileged user; the tokens folder is created owned by it, so the named
 # volume mounted there starts out writable for `threadline new-token --append`.

@@ -195,6 +195,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         active = store or connect_store(settings)
         await active.migrate()
         active.start_warm_up()
+        metrics.count_round_trips(lambda: active.round_trips)
         feeds = EventFeeds(active, settings.subscription_poll_s)
         running.services = Services(
             settings=settings,

@@ -18,6 +18,7 @@ from api.auth import OPEN_WORKSPACE
 from api.cypher_cli import cypher_app
 from api.export_formats import ExportFormat
 from api.settings import Settings, test_neo4j
+from bench.cli import bench
 from graph.local_neo4j import LocalNeo4j, LocalNeo4jError
 
 if TYPE_CHECKING:
@@ -27,6 +28,7 @@ app = typer.Typer(help="Threadline: lineage and context transfer for coding-agen
 neo4j_app = typer.Typer(help="The managed local Neo4j (no Docker needed).")
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(cypher_app, name="cypher")
+app.command("bench")(bench)  # the benchmark harness (bench/): same as `python -m bench`
 
 
 def _settings() -> Settings:

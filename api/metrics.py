@@ -1,13 +1,15 @@
-"""Prometheus metrics: per-operation request counts, errors and latency."""
+"""Prometheus metrics: per-operation request counts, errors and latency, Bolt round trips."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from graphql import FieldNode, OperationDefinitionNode
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
 from starlette.requests import Request
 from starlette.responses import Response
 from strawberry.extensions import SchemaExtension
@@ -29,6 +31,12 @@ class Metrics:
             ["operation", "type"],
             registry=self.registry,
         )
+        self._round_trips = _RoundTrips()
+        self.registry.register(self._round_trips)
+
+    def count_round_trips(self, read: Callable[[], int]) -> None:
+        """Expose the store's own count (`Store.round_trips`) as a counter, read at scrape."""
+        self._round_trips.read = read
 
     def extension(self) -> type[SchemaExtension]:
         metrics = self
@@ -51,6 +59,20 @@ class Metrics:
 
     async def endpoint(self, _: Request) -> Response:
         return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class _RoundTrips(Collector):
+    """`threadline_bolt_round_trips_total`: queries the store sent to Neo4j so far."""
+
+    def __init__(self) -> None:
+        self.read: Callable[[], int] = lambda: 0
+
+    def collect(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(
+            "threadline_bolt_round_trips",
+            "Bolt round trips (statements sent to Neo4j) made by the store",
+            value=self.read(),
+        )
 
 
 def _operation_type(context: ExecutionContext) -> str:

@@ -1,0 +1,221 @@
+"""The harness as a client of the service: GraphQL over real HTTP, nothing in-process.
+
+`ServiceThread` drives one app thread the way a coding-agent client does: startRun →
+attachNativeThread → completeRun, switching provider every 10 runs (the issue's table),
+with realistic items and checkpoints and a `commandId` on every mutation (a client that
+retries must send one). Bolt round trips per operation come from the service's
+`/metrics` (`threadline_bolt_round_trips_total`), read before and after an operation
+while no other client is active.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from bench import content
+
+PROVIDERS = ("codex", "claude")
+SWITCH_EVERY = 10
+HISTORY_MODES = {"codex": "PAGINATED", "claude": "UNKNOWN"}  # as the bulk generator's clients
+ROUND_TRIPS_METRIC = "threadline_bolt_round_trips_total"
+
+CREATE_THREAD = """
+mutation($title: String, $commandId: String) {
+  createThread(title: $title, commandId: $commandId) { id }
+}"""
+START = """
+mutation($threadId: ID!, $provider: String!, $input: String!, $model: String, $commandId: String) {
+  startRun(threadId: $threadId, provider: $provider, input: $input, model: $model,
+           commandId: $commandId) {
+    strategy providerAction contextText
+    run { id ordinal status }
+    providerThread { id nativeRef }
+  }
+}"""
+ATTACH = """
+mutation($id: ID!, $ref: String!, $mode: HistoryMode, $commandId: String) {
+  attachNativeThread(providerThreadId: $id, nativeRef: $ref, historyMode: $mode,
+                     commandId: $commandId) { id status }
+}"""
+COMPLETE = """
+mutation($runId: ID!, $turn: String, $items: [RunItemInput!], $checkpoint: CheckpointInput,
+         $commandId: String) {
+  completeRun(runId: $runId, nativeTurnRef: $turn, items: $items, checkpoint: $checkpoint,
+              commandId: $commandId) { id status }
+}"""
+FAIL = """
+mutation($runId: ID!, $reason: String!, $commandId: String) {
+  failRun(runId: $runId, reason: $reason, commandId: $commandId) { id status }
+}"""
+# The issue's read: a thread's runs and the coverage of each of its provider threads.
+THREAD_COVERAGE = """
+query($id: ID!) {
+  thread(id: $id) {
+    runs { ordinal status }
+    providerThreads { id coverage { nativeRunOrdinals coveredRunOrdinals missingRunOrdinals } }
+  }
+}"""
+LINEAGE = """
+query($id: ID!, $depth: Int!) {
+  lineage(threadId: $id, direction: BOTH, depth: $depth) {
+    nodes { depth thread { id title } }
+    edges { from to relationship sourceRunOrdinal }
+  }
+}"""
+
+
+class BenchError(RuntimeError):
+    """The service answered with an error (or not at all)."""
+
+
+class GraphQL:
+    """Posts GraphQL documents with a bearer token; answers `data` or raises BenchError."""
+
+    def __init__(self, base_url: str, token: str | None, connections: int = 64) -> None:
+        self.base_url = base_url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=120,
+            limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
+        )
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def __call__(self, query: str, **variables: Any) -> dict[str, Any]:
+        try:
+            response = await self.http.post(
+                "/graphql", json={"query": query, "variables": variables}
+            )
+        except httpx.HTTPError as error:
+            raise BenchError(f"{type(error).__name__}: {error}") from error
+        if "json" not in response.headers.get("content-type", ""):
+            raise BenchError(f"HTTP {response.status_code}: {response.text[:300]}")
+        body = response.json()
+        if body.get("errors"):
+            first = body["errors"][0]
+            code = first.get("extensions", {}).get("code", "ERROR")
+            raise BenchError(f"{code}: {first.get('message')}")
+        data: dict[str, Any] = body["data"]
+        return data
+
+    async def round_trips(self) -> int:
+        """The service's Bolt round trips so far (all requests of the process)."""
+        response = await self.http.get("/metrics")
+        for line in response.text.splitlines():
+            if line.startswith(ROUND_TRIPS_METRIC + " "):
+                return int(float(line.split()[1]))
+        raise BenchError(f"/metrics has no {ROUND_TRIPS_METRIC}: is the service instrumented?")
+
+
+@dataclass
+class Timed:
+    seconds: float
+    round_trips: int | None = None
+
+
+@dataclass
+class Cycle:
+    ordinal: int
+    strategy: str
+    start: Timed
+    attach: Timed
+    complete: Timed
+
+    @property
+    def seconds(self) -> float:
+        return self.start.seconds + self.attach.seconds + self.complete.seconds
+
+
+@dataclass
+class ServiceThread:
+    """One app thread driven through the service, provider switching every 10 runs."""
+
+    gql: GraphQL
+    thread_id: str
+    rng: random.Random
+    refs: dict[str, str] = field(default_factory=dict)  # provider thread id -> native ref
+    ordinal: int = 0
+
+    @classmethod
+    async def create(cls, gql: GraphQL, rng: random.Random, title: str) -> ServiceThread:
+        data = await gql(CREATE_THREAD, title=title, commandId=command_id(rng))
+        return cls(gql, str(data["createThread"]["id"]), rng)
+
+    async def cycle(self, count_round_trips: bool = False) -> Cycle:
+        """startRun → attachNativeThread → completeRun; each timed on its own."""
+        provider = provider_at(self.ordinal + 1)
+        said = content.run_content(self.rng, self.ordinal + 1, self.thread_id[-8:])
+        started, start = await self._timed(
+            count_round_trips,
+            START,
+            threadId=self.thread_id,
+            provider=provider,
+            input=said.input,
+            model=content.model_for(provider),
+            commandId=command_id(self.rng),
+        )
+        resolution = started["startRun"]
+        run, pt = resolution["run"], resolution["providerThread"]
+        self.ordinal = int(run["ordinal"])
+        ref = pt["nativeRef"] or self.refs.get(pt["id"]) or native_ref(self.rng, provider)
+        self.refs[pt["id"]] = ref
+        _, attach = await self._timed(
+            count_round_trips,
+            ATTACH,
+            id=pt["id"],
+            ref=ref,
+            mode=HISTORY_MODES[provider],
+            commandId=command_id(self.rng),
+        )
+        _, complete = await self._timed(
+            count_round_trips,
+            COMPLETE,
+            runId=run["id"],
+            turn=f"turn-{self.ordinal}",
+            items=said.items,
+            checkpoint=said.checkpoint,
+            commandId=command_id(self.rng),
+        )
+        return Cycle(self.ordinal, resolution["strategy"], start, attach, complete)
+
+    async def _timed(
+        self, count: bool, query: str, **variables: Any
+    ) -> tuple[dict[str, Any], Timed]:
+        before = await self.gql.round_trips() if count else 0
+        began = time.perf_counter()
+        data = await self.gql(query, **variables)
+        seconds = time.perf_counter() - began
+        trips = await self.gql.round_trips() - before if count else None
+        return data, Timed(seconds, trips)
+
+
+def provider_at(ordinal: int) -> str:
+    """Runs 1-10 on codex, 11-20 on claude, 21-30 on codex, ..."""
+    return PROVIDERS[((ordinal - 1) // SWITCH_EVERY) % len(PROVIDERS)]
+
+
+def command_id(rng: random.Random) -> str:
+    return f"bench-{rng.getrandbits(96):024x}"
+
+
+def native_ref(rng: random.Random, provider: str) -> str:
+    return f"{provider}-{rng.getrandbits(48):012x}"
+
+
+async def timed_query(
+    gql: GraphQL, count_round_trips: bool, query: str, **variables: Any
+) -> tuple[dict[str, Any], Timed]:
+    before = await gql.round_trips() if count_round_trips else 0
+    began = time.perf_counter()
+    data = await gql(query, **variables)
+    seconds = time.perf_counter() - began
+    trips = await gql.round_trips() - before if count_round_trips else None
+    return data, Timed(seconds, trips)

@@ -1,0 +1,971 @@
+"""Realistic thread families, simulated as the service would have recorded them.
+
+A family is a root thread with its forks (chains up to depth 20) and subagents. Each
+thread's runs follow a capped Pareto distribution (heavy-tailed, up to 1,000 runs); many
+threads switch provider, some roll back, some runs fail. Every step follows the rules of
+docs/MODEL.md and SEMANTICS.md closely enough that the service reads the result as if it
+had written it: the strategy ladder (continue, delta, full, new provider thread),
+staleness (off-provider runs, chained handoffs), native and portable forks, inherited
+context, subagent spawns and results, merge-backs and rollbacks, with their events and
+command receipts.
+
+The output is `bench.records`, plain facts; `bench.model` maps them to node properties.
+Everything is drawn from one `random.Random` per family, so a seed always gives the
+same families, and family `i` is the same at every scale.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bench import content
+from bench.records import (
+    CheckpointRecord,
+    EventRecord,
+    Family,
+    HandoffRecord,
+    ProviderThreadRecord,
+    ReceiptRecord,
+    RunRecord,
+    ThreadRecord,
+    TransferRecord,
+)
+
+PROVIDERS = ("codex", "claude")
+# History modes the generated clients report: neither can roll back natively, so a
+# rollback leaves the provider threads it touched DIVERGENT (SEMANTICS "Rollback").
+HISTORY_MODES = {"codex": "PAGINATED", "claude": "UNKNOWN"}
+NATIVE_FORK_AT_TURN = {"codex"}
+HISTORY = ("COMPLETED", "FAILED")
+REUSABLE = ("ACTIVE", "ROLLED_BACK")
+WEAK = ("DIVERGENT", "FAILED")
+# The service's defaults (THREADLINE_MAX_OFF_PROVIDER_RUNS etc.).
+MAX_OFF_PROVIDER_RUNS = 25
+MAX_CHAINED_HANDOFFS = 6
+MAX_DELTA_CHAIN = 3
+MAX_HANDOFF_CHARS = 32000 * 4  # codex and claude accept 32,000 tokens of 4 characters
+INPUT_LIMIT = 300
+EPOCH = datetime(2025, 6, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The distributions a family is drawn from."""
+
+    max_runs: int = 1000
+    pareto_alpha: float = 1.2  # runs per thread: floor(min * U^(-1/alpha)), capped
+    pareto_min: float = 3.0
+    switching_share: float = 0.6  # threads that switch provider at all
+    mean_segment: float = 8.0  # runs on one provider before a switch
+    spawn_per_run: float = 0.03
+    native_spawn_share: float = 0.3
+    subagent_max_runs: int = 6
+    fork_chance: float = 0.15  # a thread with completed runs gets a fork...
+    more_forks: float = 0.3  # ...and each further one with this chance
+    fork_decay: float = 0.5  # forks of forks are rarer by this factor per level
+    merge_back_chance: float = 0.4
+    deep_chain_share: float = 0.005  # families that are a fork chain of depth 5..max_depth
+    max_depth: int = 20
+    rollback_chance: float = 0.08
+    failure_per_run: float = 0.02
+    checkpoint_fork_share: float = 0.3
+
+
+@dataclass
+class _PtState:
+    """What the ladder needs about a provider thread, kept up to date incrementally."""
+
+    record: ProviderThreadRecord
+    seen: set[int] = field(default_factory=set)  # covered history ordinals (own thread)
+    last_native: int = 0
+    ready_received: int = 0
+    delta_chain: int = 0
+
+
+@dataclass
+class _Plan:
+    strategy: str
+    kind: str
+    source: ThreadSim
+    runs: list[RunRecord]
+    title: str
+    transfer_id: str | None = None
+    task: str | None = None
+    result: str | None = None
+    exclude_pt: str | None = None
+
+
+class Sim:
+    """A family being simulated: its random source, clock and records."""
+
+    def __init__(self, rng: random.Random, shape: Shape, ids: random.Random) -> None:
+        self.rng = rng
+        self._ids = ids  # ids are unique across the database: salted by the workspace
+        self.shape = shape
+        self.now = EPOCH - timedelta(days=rng.uniform(0, 90))
+        self.family: Family | None = None
+
+    def id(self, prefix: str) -> str:
+        return f"{prefix}_{self._ids.getrandbits(128):032x}"
+
+    def tick(self, low: float, high: float) -> datetime:
+        self.now += timedelta(seconds=self.rng.uniform(low, high))
+        return self.now
+
+    def receipt(self, mutation: str, result: dict[str, Any]) -> None:
+        assert self.family is not None
+        digest = hashlib.sha256(f"{mutation}{self.rng.getrandbits(64)}".encode()).hexdigest()
+        self.family.receipts.append(
+            ReceiptRecord(
+                command_id=f"cmd-{self.rng.getrandbits(96):024x}",
+                mutation=mutation,
+                args_hash=digest,
+                result=_json(result),
+                at=self.now,
+            )
+        )
+
+    def new_thread(self, record: ThreadRecord) -> ThreadSim:
+        assert self.family is not None
+        self.family.threads.append(record)
+        return ThreadSim(self, record)
+
+
+class ThreadSim:
+    """One app thread: the ladder, lineage steps and rollback, recorded as they happen."""
+
+    def __init__(self, sim: Sim, record: ThreadRecord) -> None:
+        self.sim = sim
+        self.rec = record
+        self.history: list[RunRecord] = []
+        self.ordinals: list[int] = []  # of `history`, ascending
+        self.pts: dict[str, _PtState] = {}
+        self.latest: dict[str, _PtState] = {}  # most recently used per provider
+        self.origin: TransferRecord | None = None  # pending fork or spawn to resolve
+        self.links: list[tuple[TransferRecord, ThreadSim]] = []  # inherited, root first
+        self.deliveries: list[tuple[TransferRecord, ThreadSim]] = []  # for the next run
+        self.parent: ThreadSim | None = None
+        self.last_completed: RunRecord | None = None
+
+    # ---- runs ----------------------------------------------------------------
+
+    def cycle(self, provider: str) -> RunRecord:
+        """startRun → attachNativeThread (when the provider thread is new) → complete."""
+        run = self.start(provider)
+        state = self.pts[run.provider_thread_id]
+        if state.record.native_ref is None:
+            self.attach(state)
+        if self.sim.rng.random() < self.sim.shape.failure_per_run:
+            self.fail(run)
+        else:
+            self.complete(run)
+        return run
+
+    def start(self, provider: str) -> RunRecord:
+        now = self.sim.tick(5, 1800)
+        ordinal = self.rec.last_ordinal + 1
+        plans: list[_Plan] = []
+        resolutions: list[tuple[TransferRecord, str, bool, int | None]] = []
+        chosen: _PtState | None = None
+        forked_from: str | None = None
+        ladder_delta = False
+        origin = self.origin if self.origin and self.origin.status == "PENDING" else None
+        if origin is not None:
+            self.origin = None
+            if origin.type == "FORK" and self._native_fork(origin, provider):
+                strategy, action = "NATIVE_FORK", "NATIVE_FORK"
+                forked_from = origin.source_point["providerThreadId"]
+                resolutions.append((origin, "NATIVE_FORK", True, None))
+            else:
+                strategy, action = "PORTABLE_CONTEXT", "CREATE"
+                plans = self._inherited()
+                produced = next(i for i, p in enumerate(plans) if p.transfer_id == origin.id)
+                resolutions.append((origin, "PORTABLE_CONTEXT", False, produced))
+        else:
+            chosen = self._pick(provider)
+            if chosen is None:
+                action = "CREATE"
+                plans = self._inherited()
+                if self.history:
+                    plans.append(self._own("FULL_THREAD_SUMMARY", self.history))
+                    strategy = "FULL_HANDOFF_NEW_THREAD"
+                else:
+                    strategy = "PORTABLE_CONTEXT" if plans else "NO_HANDOFF"
+            else:
+                covered = len(chosen.seen)
+                last = max(chosen.seen, default=0)
+                if covered == len(self.history):
+                    strategy = "NO_HANDOFF"
+                    ran_last = (
+                        self.history and self.history[-1].provider_thread_id == chosen.record.id
+                    )
+                    action = "CONTINUE" if ran_last else "RESUME"
+                elif (
+                    bisect.bisect_right(self.ordinals, last) == covered
+                    and chosen.delta_chain < MAX_DELTA_CHAIN
+                ):
+                    suffix = self.history[bisect.bisect_right(self.ordinals, last) :]
+                    plans.append(
+                        self._own("DELTA_SINCE_TARGET_LAST_SEEN", suffix, chosen.record.id)
+                    )
+                    strategy, action, ladder_delta = "DELTA_HANDOFF_EXISTING_THREAD", "RESUME", True
+                else:
+                    plans.append(self._own("FULL_THREAD_SUMMARY", self.history, chosen.record.id))
+                    strategy, action = "FULL_HANDOFF_EXISTING_THREAD", "RESUME"
+        for transfer, source in self.deliveries:
+            plans.append(self._delivery(transfer, source))
+            resolutions.append((transfer, "DELTA_CONTEXT", False, len(plans) - 1))
+        self.deliveries = []
+
+        model = content.model_for(provider)
+        if chosen is None:
+            record = ProviderThreadRecord(
+                id=self.sim.id("pth"),
+                thread_id=self.rec.id,
+                provider=provider,
+                status="PENDING",
+                model=model,
+                history_mode="UNKNOWN",
+                created_at=now,
+                last_used_at=now,
+                forked_from_id=forked_from,
+            )
+            self.rec.provider_threads.append(record)
+            chosen = self.pts[record.id] = _PtState(record)
+            self.event(
+                "providerThread.created", None, providerThreadId=record.id, provider=provider
+            )
+        else:
+            pt = chosen.record
+            pt.status = "ACTIVE" if pt.native_ref else pt.status
+            pt.model = model or pt.model
+            pt.last_used_at = now
+        self.latest[provider] = chosen
+        chosen.delta_chain = chosen.delta_chain + 1 if ladder_delta else 0
+        pt = chosen.record
+        run = RunRecord(
+            id=self.sim.id("run"),
+            thread_id=self.rec.id,
+            ordinal=ordinal,
+            provider=provider,
+            model=model,
+            status="RUNNING" if pt.native_ref else "STARTING",
+            input="",
+            provider_thread_id=pt.id,
+            started_at=now,
+        )
+        self.rec.runs.append(run)
+        self.rec.last_ordinal = ordinal
+        handoffs = [self._handoff(plan, pt.id, run.id, now) for plan in plans]
+        for handoff in handoffs:
+            chosen.ready_received += 1
+            if handoff.source_thread_id == self.rec.id:
+                chosen.seen.update(self.ordinals_in(handoff.covered_from, handoff.covered_to))
+        self.event(
+            "run.started",
+            run.id,
+            ordinal=ordinal,
+            provider=provider,
+            strategy=strategy,
+            providerAction=action,
+        )
+        for transfer, how, native, index in resolutions:
+            transfer.status = "CONSUMED"
+            transfer.resolution_strategy = how
+            transfer.resolved_provider_thread_id = pt.id
+            transfer.handoff_id = handoffs[index].id if index is not None else None
+            transfer.consumed_at = now
+            transfer.consumed_by_run_id = run.id
+            resolved = "RESOLVED_NATIVE" if native else "RESOLVED_PORTABLE"
+            self.event(
+                "transfer.resolved", run.id, transferId=transfer.id, status=resolved, strategy=how
+            )
+            self.event("transfer.consumed", run.id, transferId=transfer.id)
+        for handoff in handoffs:
+            self.event(
+                "handoff.created",
+                run.id,
+                handoffId=handoff.id,
+                strategy=handoff.strategy,
+                covered=[handoff.covered_from, handoff.covered_to],
+            )
+        self.rec.version += 1
+        self.sim.receipt("startRun", {"run_id": run.id, "provider_thread_id": pt.id})
+        return run
+
+    def attach(self, state: _PtState) -> None:
+        self.sim.tick(1, 20)
+        pt = state.record
+        pt.native_ref = f"{pt.provider}-{self.sim.rng.getrandbits(48):012x}"
+        pt.history_mode = HISTORY_MODES[pt.provider]
+        pt.status = "ACTIVE" if pt.status == "PENDING" else pt.status
+        for run in self.rec.runs:
+            if run.provider_thread_id == pt.id and run.status == "STARTING":
+                run.status = "RUNNING"
+        self.event(
+            "providerThread.attached",
+            None,
+            providerThreadId=pt.id,
+            nativeRef=pt.native_ref,
+            historyMode=pt.history_mode,
+        )
+        self.rec.version += 1
+        self.sim.receipt("attachNativeThread", {"id": pt.id})
+
+    def complete(self, run: RunRecord) -> None:
+        rng = self.sim.rng
+        now = self.sim.tick(20, 600)
+        said = content.run_content(rng, run.ordinal, self.rec.id[-8:])
+        run.input = said.input
+        run.items = said.items
+        run.status = "COMPLETED"
+        run.native_turn_ref = f"turn-{run.ordinal}-{rng.getrandbits(32):08x}"
+        run.completed_at = now
+        if said.checkpoint is not None:
+            run.checkpoint = CheckpointRecord(
+                id=self.sim.id("ckp"),
+                run_id=run.id,
+                ref=said.checkpoint["ref"],
+                diff_summary=said.checkpoint["diffSummary"],
+                created_at=now,
+            )
+        self.last_completed = run
+        self.event(
+            "run.completed",
+            run.id,
+            ordinal=run.ordinal,
+            items=len(run.items),
+            checkpointId=run.checkpoint.id if run.checkpoint else None,
+        )
+        self._settle(run)
+        self.sim.receipt("completeRun", {"id": run.id})
+
+    def fail(self, run: RunRecord) -> None:
+        rng = self.sim.rng
+        now = self.sim.tick(5, 300)
+        run.input = content.run_content(rng, run.ordinal, self.rec.id[-8:]).input
+        run.status = "FAILED"
+        run.failure_reason = rng.choice(
+            ("provider timed out", "rate limited (429)", "tool crashed", "cancelled by the user")
+        )
+        run.completed_at = now
+        self.event("run.failed", run.id, ordinal=run.ordinal, reason=run.failure_reason)
+        self._settle(run)
+        self.sim.receipt("failRun", {"id": run.id})
+
+    def _settle(self, run: RunRecord) -> None:
+        """A finished run is history and native coverage of its provider thread."""
+        self.history.append(run)
+        self.ordinals.append(run.ordinal)
+        state = self.pts[run.provider_thread_id]
+        state.seen.add(run.ordinal)
+        state.last_native = run.ordinal
+        self.rec.version += 1
+
+    def rollback(self, to_ordinal: int) -> None:
+        now = self.sim.tick(5, 120)
+        rolled = [r for r in self.rec.runs if r.ordinal > to_ordinal and r.status != "ROLLED_BACK"]
+        gone = {r.ordinal for r in rolled}
+        for run in rolled:
+            run.status = "ROLLED_BACK"
+        keep = [i for i, r in enumerate(self.history) if r.ordinal not in gone]
+        self.history = [self.history[i] for i in keep]
+        self.ordinals = [self.ordinals[i] for i in keep]
+        self.last_completed = next(
+            (r for r in reversed(self.history) if r.status == "COMPLETED"), None
+        )
+        affected = [
+            h
+            for h in self.rec.handoffs
+            if h.status != "SUPERSEDED"
+            and h.source_thread_id == self.rec.id
+            and any(h.covered_from <= o <= h.covered_to for o in gone)
+        ]
+        for handoff in affected:
+            handoff.status = "SUPERSEDED"
+            handoff.updated_at = now
+            self.pts[handoff.to_provider_thread_id].ready_received -= 1
+        hit = {h.to_provider_thread_id for h in affected}
+        hit |= {r.provider_thread_id for r in rolled}
+        changed: list[ProviderThreadRecord] = []
+        for state in self.pts.values():
+            pt = state.record
+            if pt.id in hit and pt.status not in ("FAILED", "STALE", "DIVERGENT"):
+                pt.status = "DIVERGENT"  # neither generated history mode rolls back natively
+                changed.append(pt)
+            state.seen -= gone
+        self.event("thread.rolledBack", None, toRunOrdinal=to_ordinal, rolledBackRuns=len(rolled))
+        for handoff in affected:
+            self.event("handoff.superseded", None, handoffId=handoff.id, reason="rollback")
+        for pt in changed:
+            self.event("providerThread.status", None, providerThreadId=pt.id, status=pt.status)
+        self.rec.version += 1
+        self.sim.receipt("rollbackThread", {"thread_id": self.rec.id})
+
+    # ---- lineage ---------------------------------------------------------------
+
+    def fork(self, at: RunRecord, at_checkpoint: bool) -> ThreadSim:
+        now = self.sim.tick(5, 3600)
+        child = self.sim.new_thread(
+            ThreadRecord(
+                id=self.sim.id("thr"),
+                title=f"Fork: {content.thread_title(self.sim.rng)}"[:80],
+                created_by="USER",
+                created_at=now,
+                root_id=self.rec.root_id,
+                parent_id=self.rec.id,
+                relationship="FORK",
+                source_run_ordinal=at.ordinal,
+                depth=self.rec.depth + 1,
+            )
+        )
+        transfer = self._transfer(
+            "FORK", self, child, self._point(at, at_checkpoint), "USER", source_provider=at.provider
+        )
+        self.event("thread.forked", at.id, childThreadId=child.rec.id, transferId=transfer.id)
+        self.rec.version += 1
+        child.adopt(self, transfer)
+        self.sim.receipt("forkThread", {"id": child.rec.id})
+        return child
+
+    def spawn(self, during: RunRecord, provider: str, native: bool) -> ThreadSim:
+        """A subagent spawned (or recorded natively) while `during` is in progress."""
+        rng = self.sim.rng
+        now = self.sim.tick(1, 60)
+        task = content.subagent_task(rng)
+        latest = self.last_completed
+        assert latest is not None, "spawn only after a completed run"
+        title = f"Profile {content.thread_title(rng)}" if native else task
+        child = self.sim.new_thread(
+            ThreadRecord(
+                id=self.sim.id("thr"),
+                title=" ".join(title.split())[:80],
+                created_by="AGENT",
+                created_at=now,
+                root_id=self.rec.root_id,
+                parent_id=self.rec.id,
+                relationship="SUBAGENT",
+                source_run_ordinal=latest.ordinal,
+                depth=self.rec.depth + 1,
+            )
+        )
+        extra: dict[str, Any] = {}
+        if native:
+            pt = ProviderThreadRecord(
+                id=self.sim.id("pth"),
+                thread_id=child.rec.id,
+                provider=provider,
+                status="ACTIVE",
+                model=None,
+                history_mode="UNKNOWN",
+                created_at=now,
+                last_used_at=now,
+                native_ref=f"{provider}-subagent-{rng.getrandbits(32):08x}",
+            )
+            child.rec.provider_threads.append(pt)
+            child.pts[pt.id] = child.latest[provider] = _PtState(pt)
+            extra = {
+                "status": "RESOLVED_NATIVE",
+                "resolution_strategy": "NATIVE_FORK",
+                "resolved_provider_thread_id": pt.id,
+            }
+        transfer = self._transfer(
+            "SUBAGENT_SPAWN",
+            self,
+            child,
+            self._point(latest, False),
+            "AGENT",
+            source_provider=during.provider,
+            target_provider=provider,
+            spawned_by_run_id=during.id,
+            payload=None if native else task,
+            **extra,
+        )
+        if native:
+            self.event(
+                "subagent.recorded",
+                during.id,
+                childThreadId=child.rec.id,
+                transferId=transfer.id,
+                nativeRef=child.rec.provider_threads[0].native_ref,
+            )
+        else:
+            self.event(
+                "subagent.spawned", during.id, childThreadId=child.rec.id, transferId=transfer.id
+            )
+        self.rec.version += 1
+        child.adopt(self, transfer)
+        self.sim.receipt(
+            "recordNativeSubagent" if native else "spawnSubagent", {"id": child.rec.id}
+        )
+        return child
+
+    def adopt(self, parent: ThreadSim, transfer: TransferRecord) -> None:
+        """This thread was just opened by `transfer` from `parent`."""
+        self.parent = parent
+        self.links = [*parent.links, (transfer, parent)]
+        self.origin = transfer if transfer.status == "PENDING" else None
+        self.event(
+            "thread.created",
+            None,
+            parentId=parent.rec.id,
+            relationship=transfer.type,
+            transferId=transfer.id,
+        )
+        self.event(
+            "transfer.created",
+            None,
+            transferId=transfer.id,
+            type=transfer.type,
+            status=transfer.status,
+        )
+
+    def deliver_to_parent(self, kind: str) -> None:
+        """completeSubagent or mergeBack: a transfer waiting for the parent's next run."""
+        parent = self.parent
+        assert parent is not None
+        self.sim.tick(1, 120)
+        latest = self.last_completed
+        assert latest is not None, "deliver only after a completed run"
+        origin = self.links[-1][0]
+        if kind == "SUBAGENT_RESULT":
+            transfer = self._transfer(
+                kind,
+                self,
+                parent,
+                self._point(latest, False),
+                "AGENT",
+                source_provider=latest.provider,
+                payload=content.subagent_result(self.sim.rng),
+            )
+        else:
+            transfer = self._transfer(
+                kind,
+                self,
+                parent,
+                self._point(latest, False),
+                "USER",
+                base_point=origin.source_point,
+                source_provider=latest.provider,
+            )
+        for thread in (parent, self):
+            thread.event(
+                "transfer.created",
+                None,
+                transferId=transfer.id,
+                type=kind,
+                sourceThreadId=self.rec.id,
+                targetThreadId=parent.rec.id,
+            )
+            thread.rec.version += 1
+        parent.deliveries.append((transfer, self))
+        mutation = "completeSubagent" if kind == "SUBAGENT_RESULT" else "mergeBack"
+        self.sim.receipt(mutation, {"id": transfer.id})
+
+    # ---- helpers ---------------------------------------------------------------
+
+    def event(self, kind: str, run_id: str | None, **payload: Any) -> None:
+        self.rec.events.append(
+            EventRecord(
+                id=self.sim.id("evt"), type=kind, at=self.sim.now, run_id=run_id, payload=payload
+            )
+        )
+
+    def ordinals_in(self, low: int, high: int) -> list[int]:
+        return self.ordinals[
+            bisect.bisect_left(self.ordinals, low) : bisect.bisect_right(self.ordinals, high)
+        ]
+
+    def completed(self) -> list[RunRecord]:
+        return [r for r in self.history if r.status == "COMPLETED"]
+
+    def _pick(self, provider: str) -> _PtState | None:
+        state = self.latest.get(provider)
+        if state is None:
+            return None
+        pt = state.record
+        usable = pt.status in REUSABLE or (pt.status == "PENDING" and pt.native_ref)
+        if not usable:
+            return None
+        signals: list[str] = []
+        if len(self.ordinals) - bisect.bisect_right(self.ordinals, state.last_native) > (
+            MAX_OFF_PROVIDER_RUNS
+        ):
+            signals.append("TOO_MANY_OFF_PROVIDER_RUNS")
+        if state.ready_received >= MAX_CHAINED_HANDOFFS:
+            signals.append("TOO_MANY_CHAINED_HANDOFFS")
+        if signals:
+            pt.status = "STALE"
+            pt.stale_signals = signals
+            return None
+        return state
+
+    def _native_fork(self, origin: TransferRecord, provider: str) -> bool:
+        if origin.source_provider != provider:
+            return False
+        source = self.links[-1][1]
+        point = origin.source_point
+        state = source.pts.get(point["providerThreadId"])
+        if state is None or not state.record.native_ref or state.record.status in WEAK:
+            return False
+        if provider in NATIVE_FORK_AT_TURN and point["providerTurnRef"]:
+            return True
+        later = [
+            r
+            for r in source.history
+            if r.provider_thread_id == state.record.id and r.ordinal > point["runOrdinal"]
+        ]
+        return not later  # neither generated history mode can roll back natively
+
+    def _own(self, strategy: str, runs: list[RunRecord], exclude: str | None = None) -> _Plan:
+        span = _span(runs)
+        return _Plan(
+            strategy=strategy,
+            kind="DELTA_CONTEXT" if strategy.startswith("DELTA") else "PORTABLE_CONTEXT",
+            source=self,
+            runs=list(runs),
+            title=f"# Context handoff: runs {span} of this thread",
+            exclude_pt=exclude,
+        )
+
+    def _inherited(self) -> list[_Plan]:
+        plans: list[_Plan] = []
+        for transfer, source in self.links:
+            point = transfer.source_point
+            upto = point["runOrdinal"]
+            runs = (
+                [] if upto is None else source.history[: bisect.bisect_right(source.ordinals, upto)]
+            )
+            label = "forked from" if transfer.type == "FORK" else "spawned by"
+            title = f"# Context inherited: this thread was {label} thread {source.rec.id}"
+            if runs:
+                title += f" (runs {_span(runs)})"
+            plans.append(
+                _Plan(
+                    strategy="CHECKPOINT_SUMMARY"
+                    if point["atCheckpoint"]
+                    else "FULL_THREAD_SUMMARY",
+                    kind="PORTABLE_CONTEXT",
+                    source=source,
+                    runs=runs,
+                    title=title,
+                    transfer_id=transfer.id,
+                    task=transfer.payload if transfer.type == "SUBAGENT_SPAWN" else None,
+                )
+            )
+        return plans
+
+    def _delivery(self, transfer: TransferRecord, source: ThreadSim) -> _Plan:
+        upto = transfer.source_point["runOrdinal"]
+        runs = source.history[: bisect.bisect_right(source.ordinals, upto)]
+        if transfer.type == "MERGE_BACK":
+            return _Plan(
+                strategy="DELTA_SINCE_TARGET_LAST_SEEN",
+                kind="DELTA_CONTEXT",
+                source=source,
+                runs=runs,
+                title=f"# Merged back from fork {source.rec.id}",
+                transfer_id=transfer.id,
+            )
+        return _Plan(
+            strategy="MANUAL_CONTEXT",
+            kind="DELTA_CONTEXT",
+            source=source,
+            runs=runs,
+            title=f"# Subagent result from thread {source.rec.id}",
+            transfer_id=transfer.id,
+            result=transfer.payload,
+        )
+
+    def _handoff(self, plan: _Plan, to_pt: str, run_id: str, now: datetime) -> HandoffRecord:
+        sources: list[str] = []
+        for run in plan.runs:
+            if run.provider_thread_id != plan.exclude_pt and run.provider_thread_id not in sources:
+                sources.append(run.provider_thread_id)
+        text, sections = summary(plan.title, plan.runs, plan.task, plan.result)
+        handoff = HandoffRecord(
+            id=self.sim.id("hnd"),
+            thread_id=self.rec.id,
+            source_thread_id=plan.source.rec.id,
+            to_provider_thread_id=to_pt,
+            from_provider_thread_ids=sources,
+            covered_from=plan.runs[0].ordinal if plan.runs else 0,
+            covered_to=plan.runs[-1].ordinal if plan.runs else 0,
+            covered_run_ids=[run.id for run in plan.runs],
+            strategy=plan.strategy,
+            kind=plan.kind,
+            summary_text=text,
+            sections=sections,
+            status="READY",
+            created_at=now,
+            updated_at=now,
+            transfer_id=plan.transfer_id,
+            target_run_id=run_id,
+        )
+        self.rec.handoffs.append(handoff)
+        return handoff
+
+    def _point(self, run: RunRecord, at_checkpoint: bool) -> dict[str, Any]:
+        pt = self.pts[run.provider_thread_id].record
+        return {
+            "atCheckpoint": at_checkpoint,
+            "checkpointId": run.checkpoint.id if run.checkpoint else None,
+            "providerThreadId": pt.id,
+            "providerThreadRef": pt.native_ref,
+            "providerTurnRef": run.native_turn_ref,
+            "runId": run.id,
+            "runOrdinal": run.ordinal,
+            "threadId": self.rec.id,
+            "turnItemId": None,
+        }
+
+    def _transfer(
+        self,
+        kind: str,
+        source: ThreadSim,
+        target: ThreadSim,
+        point: dict[str, Any],
+        actor: str,
+        **fields: Any,
+    ) -> TransferRecord:
+        assert self.sim.family is not None
+        values: dict[str, Any] = {"status": "PENDING", **fields}
+        transfer = TransferRecord(
+            id=self.sim.id("xfr"),
+            type=kind,
+            source_thread_id=source.rec.id,
+            target_thread_id=target.rec.id,
+            source_point=point,
+            created_by=actor,
+            created_at=self.sim.now,
+            **values,
+        )
+        self.sim.family.transfers.append(transfer)
+        return transfer
+
+
+# ---- summaries ---------------------------------------------------------------
+
+
+def summary(
+    title: str, runs: list[RunRecord], task: str | None, result: str | None
+) -> tuple[str, list[dict[str, Any]]]:
+    """A handoff text of the size the deterministic summarizer would write, cheaply.
+
+    Goals (one line per covered run) and decisions, fitted to the providers' budget the
+    way the summarizer does: trailing lines give way, with a "(N more not shown)" line.
+    """
+    sections: list[dict[str, Any]] = []
+    if task:
+        sections.append({"title": "Task", "lines": [task]})
+    if result is not None:
+        sections.append({"title": "Subagent results", "lines": [result]})
+    else:
+        goals = [f"Run {r.ordinal} asked: {_shorten(r.input, INPUT_LIMIT)}" for r in runs]
+        decisions = [i["text"] for r in runs for i in r.items if i["kind"] == "DECISION"]
+        failures = [f"Run {r.ordinal} failed: {r.failure_reason}" for r in runs if r.failure_reason]
+        budget = MAX_HANDOFF_CHARS - len(title) - 200
+        for name, lines in (
+            ("Goals and constraints", goals),
+            ("Decisions", decisions),
+            ("Known failures", failures),
+        ):
+            kept: list[str] = []
+            for line in lines:
+                if budget - len(line) - 3 < 0:
+                    kept.append(f"({len(lines) - len(kept)} more not shown)")
+                    break
+                budget -= len(line) + 3
+                kept.append(line)
+            if kept:
+                sections.append({"title": name, "lines": kept})
+    parts = [title]
+    for section in sections:
+        body = "\n".join(f"- {line}" for line in section["lines"])
+        parts.append(f"## {section['title']}\n{body}")
+    return "\n\n".join(parts) + "\n", sections
+
+
+def _shorten(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _span(runs: list[RunRecord]) -> str:
+    first, last = runs[0].ordinal, runs[-1].ordinal
+    return str(first) if first == last else f"{first}-{last}"
+
+
+def _json(value: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True)
+
+
+# ---- families ----------------------------------------------------------------
+
+
+def runs_per_thread(rng: random.Random, shape: Shape, cap: int | None = None) -> int:
+    """Capped Pareto: most threads are short, a few reach the cap."""
+    draw = shape.pareto_min * (1.0 - rng.random()) ** (-1.0 / shape.pareto_alpha)
+    return max(1, min(cap or shape.max_runs, int(draw)))
+
+
+def family(index: int, seed: int, shape: Shape, salt: str = "") -> Family:
+    """Family `index` of the data set drawn with `seed`: the same at every scale.
+
+    `salt` (the workspace) changes only the ids, which must be unique across the database.
+    """
+    rng = random.Random(f"{seed}:{index}")
+    sim = Sim(rng, shape, random.Random(f"{seed}:{index}:{salt}:ids"))
+    deep = rng.random() < shape.deep_chain_share
+    root = _root(sim)
+    if deep:
+        _chain(root, rng.randrange(5, shape.max_depth + 1), runs=lambda: rng.randrange(2, 8))
+    else:
+        _live(root, runs_per_thread(rng, shape))
+    return _done(sim)
+
+
+def probe_family(
+    seed: int, shape: Shape, salt: str = "", depth: int = 20, root_runs: int = 50
+) -> Family:
+    """The fixed family the lineage and coverage probes read at every scale.
+
+    A root with `root_runs` runs switching provider every 10 runs, a fork chain of
+    `depth` below it (3 runs each), and on every chain thread one subagent whose result
+    the thread's third run consumes.
+    """
+    rng = random.Random(f"{seed}:probe")
+    sim = Sim(rng, Shape(failure_per_run=0.0), random.Random(f"{seed}:probe:{salt}:ids"))
+    root = _root(sim, title="Bench probe family")
+    for n in range(root_runs):
+        root.cycle(PROVIDERS[(n // 10) % 2])
+    _chain(root, depth, runs=lambda: 3, subagents=True)
+    return _done(sim)
+
+
+def families(start: int, threads: int, seed: int, shape: Shape, salt: str = "") -> Iterator[Family]:
+    """Families `start`, `start + 1`, ... until they hold at least `threads` threads."""
+    made = 0
+    index = start
+    while made < threads:
+        drawn = family(index, seed, shape, salt)
+        made += len(drawn.threads)
+        index += 1
+        yield drawn
+
+
+def _root(sim: Sim, title: str | None = None) -> ThreadSim:
+    family = Family(root_id=sim.id("thr"))
+    sim.family = family
+    now = sim.tick(0, 1)
+    root = sim.new_thread(
+        ThreadRecord(
+            id=family.root_id,
+            title=title or content.thread_title(sim.rng),
+            created_by="USER",
+            created_at=now,
+            root_id=family.root_id,
+        )
+    )
+    root.event("thread.created", None, title=root.rec.title)
+    sim.receipt("createThread", {"id": root.rec.id})
+    return root
+
+
+def _done(sim: Sim) -> Family:
+    assert sim.family is not None
+    return sim.family
+
+
+def _live(thread: ThreadSim, runs: int, level: int = 0) -> None:
+    """Runs with provider segments, spawns and maybe a rollback; then forks."""
+    rng, shape = thread.sim.rng, thread.sim.shape
+    switching = rng.random() < shape.switching_share
+    provider = rng.choice(PROVIDERS)
+    left_on_provider = _segment(rng, shape)
+    rollback_at = (
+        rng.randrange(3, runs) if runs >= 4 and rng.random() < shape.rollback_chance else 0
+    )
+    for n in range(1, runs + 1):
+        if switching and left_on_provider == 0:
+            provider = PROVIDERS[1 - PROVIDERS.index(provider)]
+            left_on_provider = _segment(rng, shape)
+        left_on_provider -= 1
+        if thread.last_completed and rng.random() < shape.spawn_per_run:
+            _with_subagent(thread, provider)
+        else:
+            thread.cycle(provider)
+        if n == rollback_at:
+            thread.rollback(max(0, thread.rec.last_ordinal - rng.randrange(1, 4)))
+    chance = shape.fork_chance * shape.fork_decay**level
+    while thread.last_completed and rng.random() < chance:
+        chance = shape.more_forks * shape.fork_decay**level
+        at = rng.choice(thread.completed())
+        fork = thread.fork(
+            at, at.checkpoint is not None and rng.random() < shape.checkpoint_fork_share
+        )
+        _live(fork, runs_per_thread(rng, shape), level + 1)
+        if fork.last_completed and rng.random() < shape.merge_back_chance:
+            fork.deliver_to_parent("MERGE_BACK")
+            if rng.random() < 0.5:
+                thread.cycle(provider)  # the parent's next run takes the merge-back in
+
+
+def _with_subagent(thread: ThreadSim, provider: str) -> None:
+    """One parent run during which a subagent runs and reports back."""
+    rng, shape = thread.sim.rng, thread.sim.shape
+    run = thread.start(provider)
+    state = thread.pts[run.provider_thread_id]
+    if state.record.native_ref is None:
+        thread.attach(state)
+    native = rng.random() < shape.native_spawn_share
+    child_provider = rng.choice(PROVIDERS)
+    child = thread.spawn(run, child_provider, native)
+    for _ in range(rng.randrange(1, shape.subagent_max_runs + 1)):
+        child.cycle(child_provider)
+    if child.last_completed:
+        child.deliver_to_parent("SUBAGENT_RESULT")
+    thread.complete(run)
+
+
+def _chain(root: ThreadSim, depth: int, runs: Callable[[], int], subagents: bool = False) -> None:
+    """A fork chain `depth` deep below `root`, each fork taken at its parent's last run."""
+    parent = root
+    while parent.last_completed is None:
+        parent.cycle(PROVIDERS[0])
+    for _ in range(depth):
+        fork = parent.fork(parent.last_completed, False)
+        for n in range(runs()):
+            # The first run forks on the parent's provider; the last one switches.
+            provider = PROVIDERS[(fork.rec.depth + (1 if n >= 2 else 0)) % 2]
+            if subagents and n == 1:
+                _with_subagent_fixed(fork, provider)
+            else:
+                fork.cycle(provider)
+        while fork.last_completed is None:
+            fork.cycle(PROVIDERS[0])
+        parent = fork
+
+
+def _with_subagent_fixed(thread: ThreadSim, provider: str) -> None:
+    run = thread.start(provider)
+    state = thread.pts[run.provider_thread_id]
+    if state.record.native_ref is None:
+        thread.attach(state)
+    child = thread.spawn(run, provider, native=False)
+    for _ in range(2):
+        child.cycle(provider)
+    child.deliver_to_parent("SUBAGENT_RESULT")
+    thread.complete(run)
+
+
+def _segment(rng: random.Random, shape: Shape) -> int:
+    return 1 + int(rng.expovariate(1.0 / max(shape.mean_segment - 1, 0.1)))

@@ -1,0 +1,356 @@
+"""The measurements: each GraphQL figure over HTTP beside its raw-driver baseline.
+
+Latency is measured with one client at a time (round trips too: the service's counter
+is process-wide); GraphQL and raw samples are interleaved so both see the same machine.
+Every read is also checked: the GraphQL answer must equal the raw query's rows, and on
+generated data both must equal what the generator meant (`bench.model`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j.exceptions import DriverError, Neo4jError
+
+from bench import model
+from bench.baseline import Raw, RawCycle, RawThread
+from bench.client import (
+    LINEAGE,
+    THREAD_COVERAGE,
+    BenchError,
+    Cycle,
+    GraphQL,
+    ServiceThread,
+    timed_query,
+)
+from bench.config import Config
+from bench.records import Family, ThreadRecord
+from bench.results import Pair, Rate, ReadProbe, Stat, Window
+
+# bench/cypher/baseline/lineage.cypher fixes the same hop bound: Cypher cannot take it as a
+# parameter, and the harness substitutes no text.
+LINEAGE_DEPTH = 20
+OPERATIONS = ("start", "attach", "complete", "cycle")
+
+Log = Callable[[str], None]
+
+
+def stderr_log(line: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {line}", file=sys.stderr, flush=True)
+
+
+# ---- reads -----------------------------------------------------------------------------
+
+
+@dataclass
+class Sampled:
+    """One read measured both ways: samples, the service's round trips, both answers."""
+
+    service: list[float]
+    raw: list[float]
+    round_trips: int
+    answer: dict[str, Any]
+    row: dict[str, Any]
+
+    def pair(self) -> Pair:
+        return Pair(Stat.of(self.service), Stat.of(self.raw))
+
+
+async def thread_read(
+    gql: GraphQL, raw: Raw, workspace: str, thread_id: str, samples: int, warmup: int = 2
+) -> Sampled:
+    """The issue's thread read and its raw equivalent, interleaved."""
+    for _ in range(warmup):  # plans compiled, caches warm
+        await gql(THREAD_COVERAGE, id=thread_id)
+        await raw.read("baseline/thread_coverage", workspace=workspace, threadId=thread_id)
+    answer, counted = await timed_query(gql, True, THREAD_COVERAGE, id=thread_id)
+    service: list[float] = []
+    direct: list[float] = []
+    rows: list[dict[str, Any]] = []
+    for _ in range(samples):
+        answer, timed = await timed_query(gql, False, THREAD_COVERAGE, id=thread_id)
+        service.append(timed.seconds)
+        rows, seconds = await raw.read(
+            "baseline/thread_coverage", workspace=workspace, threadId=thread_id
+        )
+        direct.append(seconds)
+    assert counted.round_trips is not None
+    return Sampled(service, direct, counted.round_trips, answer, rows[0])
+
+
+def thread_answer_problems(answer: dict[str, Any], row: dict[str, Any], what: str) -> list[str]:
+    thread = answer["thread"]
+    problems: list[str] = []
+    if thread is None:
+        return [f"{what}: the service does not find the thread"]
+    if thread["runs"] != row["runs"]:
+        problems.append(f"{what}: runs differ between GraphQL and the raw read")
+    mine = [{"id": pt["id"], **pt["coverage"]} for pt in thread["providerThreads"]]
+    if mine != row["providerThreads"]:
+        problems.append(f"{what}: coverage differs between GraphQL and the raw read")
+    return problems
+
+
+def expected_thread_problems(answer: dict[str, Any], record: ThreadRecord, what: str) -> list[str]:
+    """The service's answer against the generator's own account of the thread."""
+    thread = answer["thread"]
+    if thread is None:
+        return [f"{what}: the service does not find generated thread {record.id}"]
+    runs = [{"ordinal": r.ordinal, "status": r.status} for r in record.runs]
+    expected_runs = [r for r in runs if r["status"] != "ROLLED_BACK"]
+    problems = []
+    if thread["runs"] != expected_runs:
+        problems.append(f"{what}: runs of generated thread {record.id} read back differently")
+    expected = model.expected_coverage(record)
+    found = {pt["id"]: pt["coverage"] for pt in thread["providerThreads"]}
+    if found != expected:
+        problems.append(f"{what}: coverage of generated thread {record.id} reads back differently")
+    return problems
+
+
+async def lineage_read(
+    gql: GraphQL, raw: Raw, workspace: str, thread_id: str, samples: int
+) -> Sampled:
+    for _ in range(2):
+        await gql(LINEAGE, id=thread_id, depth=LINEAGE_DEPTH)
+        await raw.read("baseline/lineage", workspace=workspace, threadId=thread_id)
+    answer, counted = await timed_query(gql, True, LINEAGE, id=thread_id, depth=LINEAGE_DEPTH)
+    service: list[float] = []
+    direct: list[float] = []
+    rows: list[dict[str, Any]] = []
+    for _ in range(samples):
+        answer, timed = await timed_query(gql, False, LINEAGE, id=thread_id, depth=LINEAGE_DEPTH)
+        service.append(timed.seconds)
+        rows, seconds = await raw.read("baseline/lineage", workspace=workspace, threadId=thread_id)
+        direct.append(seconds)
+    assert counted.round_trips is not None
+    return Sampled(service, direct, counted.round_trips, answer, rows[0])
+
+
+def lineage_problems(
+    answer: dict[str, Any], row: dict[str, Any], family: Family, what: str
+) -> list[str]:
+    lineage = answer["lineage"]
+    problems: list[str] = []
+    if lineage["nodes"] != row["nodes"]:
+        problems.append(f"{what}: lineage nodes differ between GraphQL and the raw read")
+    key = [(e["from"], e["to"], e["relationship"], e["sourceRunOrdinal"]) for e in row["edges"]]
+    mine = [
+        (e["from"], e["to"], e["relationship"], e["sourceRunOrdinal"]) for e in lineage["edges"]
+    ]
+    if sorted(mine) != sorted(key):
+        problems.append(f"{what}: lineage edges differ between GraphQL and the raw read")
+    within = [t for t in family.threads if t.depth <= LINEAGE_DEPTH]
+    depths = sorted(node["depth"] for node in lineage["nodes"])
+    if len(lineage["nodes"]) != len(within):
+        problems.append(
+            f"{what}: lineage has {len(lineage['nodes'])} threads, the family {len(within)}"
+        )
+    if depths and depths[-1] != max(t.depth for t in within):
+        problems.append(f"{what}: lineage is {depths[-1]} deep, the family was generated deeper")
+    return problems
+
+
+# ---- cycles at run 20, 200, 1,000 -----------------------------------------------------------
+
+
+class Windows:
+    """Samples per window (ordinal) and operation, service and raw."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.of: dict[int, int] = {}
+        for ordinal in config.ordinals:
+            width = max(1, min(config.window, ordinal))
+            for n in range(ordinal - width + 1, ordinal + 1):
+                self.of[n] = ordinal
+        self.service: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        self.raw: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        self.trips: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+
+    def add(self, cycle: Cycle) -> None:
+        window = self.of[cycle.ordinal]
+        values = (cycle.start, cycle.attach, cycle.complete)
+        for name, timed in zip(OPERATIONS, values, strict=False):
+            self.service[window][name].append(timed.seconds)
+            if timed.round_trips is not None:
+                self.trips[window][name].append(timed.round_trips)
+        self.service[window]["cycle"].append(cycle.seconds)
+
+    def add_raw(self, cycle: RawCycle) -> None:
+        window = self.of[cycle.ordinal]
+        for name, seconds in zip(
+            OPERATIONS, (cycle.start, cycle.attach, cycle.complete, cycle.seconds), strict=True
+        ):
+            self.raw[window][name].append(seconds)
+
+    def results(self) -> list[Window]:
+        found: list[Window] = []
+        for ordinal in self.config.ordinals:
+            width = max(1, min(self.config.window, ordinal))
+            pairs = {
+                name: Pair(Stat.of(self.service[ordinal][name]), Stat.of(self.raw[ordinal][name]))
+                for name in OPERATIONS
+            }
+            found.append(
+                Window(
+                    ordinal=ordinal,
+                    first=ordinal - width + 1,
+                    last=ordinal,
+                    start=pairs["start"],
+                    attach=pairs["attach"],
+                    complete=pairs["complete"],
+                    cycle=pairs["cycle"],
+                    round_trips={
+                        name: int(statistics.median(values))
+                        for name, values in self.trips[ordinal].items()
+                    },
+                )
+            )
+        return found
+
+
+async def measured_threads(
+    gql: GraphQL, raw: Raw, config: Config, log: Log
+) -> tuple[list[Window], list[ReadProbe], float, float, list[str]]:
+    """Threads built through the service to the last ordinal, timed in the windows.
+
+    Returns the windows, the thread reads at `read_ordinals`, the seconds the service
+    and the raw driver took to build their threads, and any integrity problem.
+    """
+    windows = Windows(config)
+    last = max((*config.ordinals, *config.read_ordinals))
+    reads: dict[int, _Probe] = defaultdict(_Probe)
+    problems: list[str] = []
+    # Query plans compiled and code paths warm on both sides (a switch included), untimed.
+    warm = await ServiceThread.create(gql, random.Random(f"{config.seed}:warm"), "Warm-up")
+    raw_warm = await RawThread.create(
+        raw, config.raw_workspace, random.Random(f"{config.seed}:raw-warm"), "Raw warm-up"
+    )
+    for _ in range(config.warmup_runs):
+        await warm.cycle()
+        await raw_warm.cycle()
+    built = time.perf_counter()
+    for index in range(config.measured_threads):
+        rng = random.Random(f"{config.seed}:measured:{index}")
+        thread = await ServiceThread.create(gql, rng, f"Measured thread {index + 1}")
+        began = time.perf_counter()
+        while thread.ordinal < last:
+            counting = thread.ordinal + 1 in windows.of
+            cycle = await thread.cycle(count_round_trips=counting)
+            if counting:
+                windows.add(cycle)
+            if cycle.ordinal in config.read_ordinals:
+                read = await thread_read(
+                    gql, raw, config.workspace, thread.thread_id, config.read_samples
+                )
+                probe = reads[cycle.ordinal]
+                probe.service += read.service
+                probe.raw += read.raw
+                probe.trips.append(read.round_trips)
+                probe.pts = len(read.answer["thread"]["providerThreads"])
+                problems += thread_answer_problems(
+                    read.answer, read.row, f"thread at run {cycle.ordinal}"
+                )
+            if cycle.ordinal % 100 == 0:
+                log(
+                    f"measured thread {index + 1}/{config.measured_threads}: run {cycle.ordinal}"
+                    f" (cycle {cycle.seconds * 1000:.0f} ms, {time.perf_counter() - began:.0f} s)"
+                )
+    service_seconds = time.perf_counter() - built
+    built = time.perf_counter()
+    for index in range(config.measured_threads):
+        rng = random.Random(f"{config.seed}:raw:{index}")
+        raw_thread = await RawThread.create(
+            raw, config.raw_workspace, rng, f"Raw thread {index + 1}"
+        )
+        while raw_thread.ordinal < last:
+            raw_cycle = await raw_thread.cycle()
+            if raw_cycle.ordinal in windows.of:
+                windows.add_raw(raw_cycle)
+    raw_seconds = time.perf_counter() - built
+    probes = [
+        ReadProbe(
+            runs=ordinal,
+            read=Pair(Stat.of(reads[ordinal].service), Stat.of(reads[ordinal].raw)),
+            round_trips=int(statistics.median(reads[ordinal].trips)),
+            provider_threads=reads[ordinal].pts,
+        )
+        for ordinal in sorted(config.read_ordinals)
+    ]
+    return windows.results(), probes, service_seconds, raw_seconds, problems
+
+
+@dataclass
+class _Probe:
+    service: list[float] = field(default_factory=list)
+    raw: list[float] = field(default_factory=list)
+    trips: list[int] = field(default_factory=list)
+    pts: int = 0
+
+
+# ---- throughput -------------------------------------------------------------------------
+
+
+async def throughput(
+    gql: GraphQL, raw: Raw, config: Config, concurrency: int, seconds: float
+) -> Rate:
+    """Cycles per second with `concurrency` clients, each on its own thread; then raw."""
+    service_threads = [
+        await ServiceThread.create(
+            gql, random.Random(f"{config.seed}:rate:{concurrency}:{i}"), f"Rate {concurrency}.{i}"
+        )
+        for i in range(concurrency)
+    ]
+    await asyncio.gather(*(thread.cycle() for thread in service_threads))  # warm
+    cycles, errors, elapsed = await _drive([t.cycle for t in service_threads], seconds)
+    raw_threads = [
+        await RawThread.create(
+            raw,
+            config.raw_workspace,
+            random.Random(f"{config.seed}:raw-rate:{concurrency}:{i}"),
+            f"Raw rate {concurrency}.{i}",
+        )
+        for i in range(concurrency)
+    ]
+    await asyncio.gather(*(thread.cycle() for thread in raw_threads))
+    raw_cycles, raw_errors, raw_elapsed = await _drive([t.cycle for t in raw_threads], seconds)
+    return Rate(
+        concurrency=concurrency,
+        seconds=elapsed,
+        cycles=cycles,
+        per_second=cycles / elapsed,
+        errors=errors,
+        raw_seconds=raw_elapsed,
+        raw_cycles=raw_cycles,
+        raw_per_second=raw_cycles / raw_elapsed,
+        raw_errors=raw_errors,
+    )
+
+
+async def _drive(clients: list[Callable[[], Any]], seconds: float) -> tuple[int, int, float]:
+    done = 0
+    errors = 0
+    began = time.perf_counter()
+    deadline = began + seconds
+
+    async def client(cycle: Callable[[], Any]) -> None:
+        nonlocal done, errors
+        while time.perf_counter() < deadline:
+            try:
+                await cycle()
+                done += 1
+            except (BenchError, DriverError, Neo4jError):
+                errors += 1
+                await asyncio.sleep(0.1)
+
+    await asyncio.gather(*(client(cycle) for cycle in clients))
+    return done, errors, time.perf_counter() - began

@@ -1,0 +1,310 @@
+"""bench/RESULTS.md: the machine, the versions, the figures, and the issue's targets."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from bench.results import Pair, Results, ScaleStep, Stat, Window
+
+
+def render(results: Results) -> str:
+    config = results.config
+    lines = [
+        "# Threadline benchmark results",
+        "",
+        f"Scale **{config['scales'][-1][0]}**"
+        f"{' (quick)' if config.get('quick') else ''}, started {results.started}, "
+        f"took {_duration(results.duration_seconds)}. Produced by `python -m bench` "
+        "(see bench/README.md); every GraphQL figure went over real HTTP to a `threadline "
+        "serve` process and stands beside its raw-driver baseline measured in the same run.",
+        "",
+    ]
+    if results.notes:
+        lines += [f"> {note}" for note in results.notes] + [""]
+    lines += ["## Machine and versions", "", "| | |", "| --- | --- |"]
+    lines += [f"| {key} | {value} |" for key, value in results.machine.items()]
+    lines += [f"| {key} | {value} |" for key, value in results.versions.items()]
+    lines += ["", "## Targets (issue 9)", ""]
+    lines += _targets(results)
+    lines += ["", "## Data", ""]
+    lines += _data(results.steps)
+    lines += ["", "## startRun → attachNativeThread → completeRun", ""]
+    lines += _windows(results.windows)
+    lines += ["", "## thread { runs providerThreads { coverage } }", ""]
+    lines += _reads(results)
+    lines += ["", "## lineage and coverage as the graph grows (same answer at every scale)", ""]
+    lines += _scales(results.steps)
+    lines += ["", "## Throughput (start → attach → complete, each client on its own thread)", ""]
+    lines += _rates(results)
+    lines += ["", "## Summary build and API memory", ""]
+    lines += _other(results)
+    lines += ["", "## Checks", ""]
+    lines += _checks(results)
+    return "\n".join(lines) + "\n"
+
+
+# ---- targets ------------------------------------------------------------------------------
+
+
+def _targets(results: Results) -> list[str]:
+    rows: list[tuple[str, str, str]] = []
+    by_ordinal = {w.ordinal: w for w in results.windows}
+    if by_ordinal:
+        first, last = min(by_ordinal), max(by_ordinal)
+        for op in ("start", "complete"):
+            low, high = _op(by_ordinal[first], op), _op(by_ordinal[last], op)
+            rows.append(
+                (
+                    f"`{_name(op)}` median at run {last} / at run {first}",
+                    f"{high.graphql.p50 / low.graphql.p50:.2f}x "
+                    f"({high.graphql.p50:.1f} / {low.graphql.p50:.1f} ms)",
+                    _verdict(high.graphql.p50 / low.graphql.p50 <= 1.3, "≤ 1.3x"),
+                )
+            )
+        for ordinal in sorted(by_ordinal):
+            pair = by_ordinal[ordinal].start
+            rows.append(
+                (
+                    f"`startRun` HTTP / raw driver, run {ordinal} (medians)",
+                    f"{pair.ratio:.1f}x ({pair.graphql.p50:.1f} / {pair.raw.p50:.1f} ms)",
+                    _verdict(pair.ratio <= 3, "≤ 3x"),
+                )
+            )
+    if results.reads:
+        largest = max(results.reads, key=lambda probe: probe.runs)
+        smallest = min(results.reads, key=lambda probe: probe.runs)
+        rows.append(
+            (
+                f"`thread` with {largest.runs} runs and coverage / raw Cypher (medians)",
+                f"{largest.read.ratio:.1f}x ({largest.read.graphql.p50:.1f} / "
+                f"{largest.read.raw.p50:.1f} ms)",
+                _verdict(largest.read.ratio <= 5, "≤ 5x"),
+            )
+        )
+        rows.append(
+            (
+                f"round trips of `thread`, {smallest.runs} vs {largest.runs} runs",
+                f"{smallest.round_trips} vs {largest.round_trips}",
+                _verdict(smallest.round_trips == largest.round_trips, "equal"),
+            )
+        )
+    measured = [s for s in results.steps if s.lineage and s.coverage]
+    if len(measured) > 1:
+        low_step, high_step = measured[0], measured[-1]
+        pairs = (
+            ("lineage", low_step.lineage, high_step.lineage),
+            ("coverage (`thread` read)", low_step.coverage, high_step.coverage),
+        )
+        for what, small, large in pairs:
+            if small is None or large is None:
+                continue
+            ratio = large.graphql.p50 / small.graphql.p50
+            rows.append(
+                (
+                    f"{what} median at {high_step.label} / at {low_step.label} threads",
+                    f"{ratio:.2f}x ({large.graphql.p50:.1f} / {small.graphql.p50:.1f} ms)",
+                    _verdict(ratio <= 1.5, "≤ 1.5x"),
+                )
+            )
+    for rate in results.rates:
+        if rate.concurrency in (8, 32):
+            rows.append(
+                (
+                    f"throughput at concurrency {rate.concurrency} / raw driver",
+                    f"{rate.ratio:.2f} ({rate.per_second:.1f} / {rate.raw_per_second:.1f} "
+                    "cycles/s)",
+                    _verdict(rate.ratio >= 1 / 3, "≥ 1/3") if rate.concurrency == 8 else "report",
+                )
+            )
+    if results.summary is not None:
+        rows.append(
+            (
+                f"summary of a {results.config['summary_runs']}-run thread (median)",
+                f"{results.summary.p50:.1f} ms",
+                _verdict(results.summary.p50 < 50, "< 50 ms"),
+            )
+        )
+    if results.api_peak_rss_mb is not None:
+        rows.append(
+            (
+                f"API peak RSS at {results.config['scales'][-1][0]}",
+                f"{results.api_peak_rss_mb:.0f} MB",
+                _verdict(results.api_peak_rss_mb < 300, "< 300 MB"),
+            )
+        )
+    rows.append(("contract, semantics and test suite unchanged", "—", "the test suite says"))
+    table = ["| target | measured | verdict |", "| --- | --- | --- |"]
+    return table + [f"| {a} | {b} | {c} |" for a, b, c in rows]
+
+
+def _verdict(met: bool, target: str) -> str:
+    return f"meets {target}" if met else f"**misses** {target}"
+
+
+def _op(window: Window, op: str) -> Pair:
+    found: Pair = getattr(window, op)
+    return found
+
+
+def _name(op: str) -> str:
+    return {"start": "startRun", "attach": "attachNativeThread", "complete": "completeRun"}.get(
+        op, "cycle"
+    )
+
+
+# ---- tables -------------------------------------------------------------------------------
+
+
+def _data(steps: Iterable[ScaleStep]) -> list[str]:
+    rows = [
+        "Generated threads and runs so far; nodes and relationships in the whole database; "
+        "each step's generation and bulk writes (transactions of up to 5,000 rows), its "
+        "write rate in nodes + relationships per second and the harness's peak memory.",
+        "",
+        "| step | threads | runs | nodes | relationships | store on disk | step took | "
+        "written/s | transactions | harness peak RSS |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for step in steps:
+        rate = step.written / step.bulk_seconds if step.bulk_seconds else 0
+        store = "-" if step.store_mb is None else f"{step.store_mb:,.0f} MB"
+        rows.append(
+            f"| {step.label} | {step.threads:,} | {step.runs:,} | {step.nodes:,} | "
+            f"{step.relationships:,} | {store} | {_duration(step.bulk_seconds)} | {rate:,.0f} | "
+            f"{step.bulk_transactions:,} | {step.generator_peak_rss_mb:.0f} MB |"
+        )
+    return rows
+
+
+def _windows(windows: list[Window]) -> list[str]:
+    rows = [
+        "Milliseconds; `n` samples = measured threads x window runs. Raw = one statement in "
+        "one write transaction doing the same writes (bench/cypher/baseline/).",
+        "",
+        "| operation | runs | n | p50 | p95 | p99 | raw p50 | raw p95 | raw p99 | / raw (p50) | "
+        "round trips |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for window in windows:
+        for op in ("start", "attach", "complete", "cycle"):
+            pair = _op(window, op)
+            trips = window.round_trips.get(op)
+            rows.append(
+                f"| {_name(op)} | {window.first}-{window.last} | {pair.graphql.n} | "
+                f"{_ms(pair.graphql)} | {_ms(pair.raw)} | {pair.ratio:.1f}x | "
+                f"{'' if trips is None else trips} |"
+            )
+    return rows
+
+
+def _reads(results: Results) -> list[str]:
+    rows = [
+        "| runs | provider threads | n | p50 | p95 | p99 | raw p50 | raw p95 | raw p99 | "
+        "/ raw (p50) | round trips |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for probe in results.reads:
+        rows.append(
+            f"| {probe.runs} | {probe.provider_threads} | {probe.read.graphql.n} | "
+            f"{_ms(probe.read.graphql)} | {_ms(probe.read.raw)} | {probe.read.ratio:.1f}x | "
+            f"{probe.round_trips} |"
+        )
+    return rows
+
+
+def _scales(steps: list[ScaleStep]) -> list[str]:
+    rows = [
+        "`lineage(depth: 20)` of the probe family (a fork chain 20 deep with a subagent on "
+        "every level) and the `thread` read of its 50-run root, written with the bulk data.",
+        "",
+        "| step | read | answer | n | p50 | p95 | p99 | raw p50 | raw p95 | raw p99 | / raw (p50) "
+        "| round trips |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for step in steps:
+        for what, pair, trips, answer in (
+            ("lineage", step.lineage, step.lineage_round_trips, f"{step.lineage_nodes} threads"),
+            ("coverage", step.coverage, step.coverage_round_trips, f"{step.coverage_runs} runs"),
+        ):
+            if pair is None:
+                continue
+            rows.append(
+                f"| {step.label} | {what} | {answer} | {pair.graphql.n} | {_ms(pair.graphql)} | "
+                f"{_ms(pair.raw)} | {pair.ratio:.1f}x | {trips} |"
+            )
+    return rows
+
+
+def _rates(results: Results) -> list[str]:
+    rows = [
+        "| clients | cycles/s | cycles | errors | raw cycles/s | raw cycles | / raw |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for rate in results.rates:
+        rows.append(
+            f"| {rate.concurrency} | {rate.per_second:.1f} | {rate.cycles} | {rate.errors} | "
+            f"{rate.raw_per_second:.1f} | {rate.raw_cycles}"
+            f"{f' ({rate.raw_errors} errors)' if rate.raw_errors else ''} | {rate.ratio:.2f} |"
+        )
+    return rows
+
+
+def _other(results: Results) -> list[str]:
+    rows = ["| figure | value |", "| --- | --- |"]
+    if results.summary is not None:
+        rows.append(
+            f"| `summarize` of {results.config['summary_runs']} runs ({results.summary_items:,}"
+            f" items), n={results.summary.n} | p50 {results.summary.p50:.1f} ms, p95 "
+            f"{results.summary.p95:.1f} ms, p99 {results.summary.p99:.1f} ms |"
+        )
+    if results.api_peak_rss_mb is not None:
+        rows.append(
+            f"| API process peak RSS (VmHWM) / RSS at the end | {results.api_peak_rss_mb:.0f} MB"
+            f" / {results.api_rss_mb or 0:.0f} MB |"
+        )
+    rows.append(
+        f"| measured threads built through the service / raw | "
+        f"{_duration(results.measured_build_seconds)} / {_duration(results.raw_build_seconds)} |"
+    )
+    return rows
+
+
+def _checks(results: Results) -> list[str]:
+    lines = []
+    if not results.conformance_checked:
+        lines.append("- Conformance of the bulk data: not checked in this run.")
+    elif results.conformance:
+        lines.append("- **The bulk data does not look like what the service writes:**")
+        lines += [f"  - {problem}" for problem in results.conformance]
+    else:
+        lines.append(
+            "- The bulk data has the labels, properties (and their types) and relationships "
+            "the service writes (checked against a family the service wrote in this run)."
+        )
+    if results.integrity:
+        lines.append("- **Integrity checks that failed:**")
+        lines += [f"  - {problem}" for problem in results.integrity]
+    else:
+        lines.append(
+            f"- {results.integrity_checked} integrity checks passed: every GraphQL answer "
+            "measured equals the raw query's rows, and generated data reads back as generated."
+        )
+    if results.conformance_notes:
+        lines.append("- Written only by the service (states the generator does not simulate):")
+        lines += [f"  - {note}" for note in results.conformance_notes]
+    return lines
+
+
+def _ms(stat: Stat) -> str:
+    return f"{stat.p50:.1f} | {stat.p95:.1f} | {stat.p99:.1f}"
+
+
+def _duration(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "—"
+    if seconds < 90:
+        return f"{seconds:.1f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -1,0 +1,166 @@
+"""What a run measured: plain data the report renders (and the smoke test inspects)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Latency percentiles in milliseconds (linear interpolation between ranks)."""
+
+    n: int
+    p50: float
+    p95: float
+    p99: float
+    mean: float
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Stat:
+        if not seconds:
+            raise ValueError("no samples")
+        ms = sorted(value * 1000 for value in seconds)
+        return cls(
+            n=len(ms),
+            p50=percentile(ms, 50),
+            p95=percentile(ms, 95),
+            p99=percentile(ms, 99),
+            mean=sum(ms) / len(ms),
+        )
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    if len(ordered) == 1:
+        return ordered[0]
+    rank = (len(ordered) - 1) * q / 100
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A GraphQL figure beside its raw-driver baseline, measured in the same run."""
+
+    graphql: Stat
+    raw: Stat
+
+    @property
+    def ratio(self) -> float:
+        return self.graphql.p50 / self.raw.p50 if self.raw.p50 > 0 else math.inf
+
+
+@dataclass
+class ScaleStep:
+    """The graph after one generation step, and what lineage and coverage cost on it."""
+
+    label: str
+    threads: int  # generated so far (cumulative, the probe family excluded)
+    runs: int
+    nodes: int  # the whole database
+    relationships: int
+    written: int  # nodes and relationships this step wrote
+    bulk_seconds: float  # this step's generation and writes
+    bulk_rows: int
+    bulk_transactions: int
+    generator_peak_rss_mb: float
+    store_mb: float | None = None  # the Neo4j data folder, when the harness started Neo4j
+    lineage: Pair | None = None
+    lineage_round_trips: int | None = None
+    lineage_nodes: int = 0
+    coverage: Pair | None = None
+    coverage_round_trips: int | None = None
+    coverage_runs: int = 0
+
+
+@dataclass
+class Window:
+    """startRun, attachNativeThread and completeRun over runs `first`..`last` of threads."""
+
+    ordinal: int
+    first: int
+    last: int
+    start: Pair
+    attach: Pair
+    complete: Pair
+    cycle: Pair
+    round_trips: dict[str, int]  # median per operation
+
+
+@dataclass
+class ReadProbe:
+    """`thread { runs providerThreads { coverage } }` on a thread with `runs` runs."""
+
+    runs: int
+    read: Pair
+    round_trips: int
+    provider_threads: int
+
+
+@dataclass
+class Rate:
+    concurrency: int
+    seconds: float
+    cycles: int
+    per_second: float
+    errors: int
+    raw_seconds: float
+    raw_cycles: int
+    raw_per_second: float
+    raw_errors: int = 0
+
+    @property
+    def ratio(self) -> float:
+        return self.per_second / self.raw_per_second if self.raw_per_second else 0.0
+
+
+@dataclass
+class Results:
+    config: dict[str, Any]
+    machine: dict[str, str]
+    versions: dict[str, str]
+    started: str
+    steps: list[ScaleStep] = field(default_factory=list)
+    windows: list[Window] = field(default_factory=list)
+    reads: list[ReadProbe] = field(default_factory=list)
+    rates: list[Rate] = field(default_factory=list)
+    summary: Stat | None = None
+    summary_items: int = 0
+    api_peak_rss_mb: float | None = None
+    api_rss_mb: float | None = None
+    measured_build_seconds: float = 0.0
+    raw_build_seconds: float = 0.0
+    duration_seconds: float = 0.0
+    conformance: list[str] = field(default_factory=list)  # problems; empty = conforms
+    conformance_notes: list[str] = field(default_factory=list)
+    conformance_checked: bool = False
+    integrity: list[str] = field(default_factory=list)  # failed checks; empty = all passed
+    integrity_checked: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def missing(self) -> list[str]:
+        """Figures the run should have produced and did not (the smoke test's assertion)."""
+        absent: list[str] = []
+        if not self.steps:
+            absent.append("scale steps")
+        for step in self.steps:
+            if step.lineage is None or step.lineage_round_trips is None:
+                absent.append(f"lineage at {step.label}")
+            if step.coverage is None or step.coverage_round_trips is None:
+                absent.append(f"coverage at {step.label}")
+        ordinals = self.config.get("ordinals", ())
+        if sorted(w.ordinal for w in self.windows) != sorted(ordinals):
+            absent.append("cycle windows")
+        if sorted(r.runs for r in self.reads) != sorted(self.config.get("read_ordinals", ())):
+            absent.append("thread reads")
+        if sorted(r.concurrency for r in self.rates) != sorted(self.config.get("concurrency", ())):
+            absent.append("throughput")
+        if self.summary is None:
+            absent.append("summary build time")
+        if self.api_peak_rss_mb is None:
+            absent.append("API peak RSS")
+        if not self.conformance_checked:
+            absent.append("conformance check")
+        return absent

@@ -1,0 +1,159 @@
+"""The processes the harness measures: a Neo4j and a `threadline serve`, started or given.
+
+The API runs as its own process (`python -m api.cli serve`, the `threadline serve`
+entry point) with a tokens file naming the harness's workspaces, so every request goes
+through real HTTP, uvicorn and the service's access control, and its memory is its own
+(VmHWM in /proc/<pid>/status).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from graph.local_neo4j import LocalNeo4j
+
+# One query's database budget inside the served API. The default (5 s) is for users; the
+# harness measures latency and must not turn a slow answer on a busy machine into an error.
+API_DB_TIMEOUT_S = "60"
+# Heap and page cache of the throwaway Neo4j by scale. The store takes about 1 GB per 10k
+# generated threads (plus transaction logs), so 100k wants a machine with 16 GB or more.
+MEMORY = {"1k": ("1g", "1g"), "10k": ("1g", "2g"), "100k": ("2g", "8g")}
+
+
+class ServiceError(RuntimeError):
+    """A process the harness needs did not start or answer."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_neo4j(
+    home: Path, scale: str, heap: str | None = None, pagecache: str | None = None
+) -> LocalNeo4j:
+    """A fresh throwaway Neo4j for this run: empty data folder, free ports, auth off."""
+    default_heap, default_pagecache = MEMORY.get(scale, MEMORY["100k"])
+    instance = LocalNeo4j(
+        home,
+        bolt_port=free_port(),
+        http_port=free_port(),
+        auth_enabled=False,
+        heap=heap or default_heap,
+        pagecache=pagecache or default_pagecache,
+        throwaway=True,
+    )
+    if instance.is_running():
+        raise ServiceError(
+            f"A bench Neo4j already runs from {home} (pid {instance.running_pid()}): stop it "
+            "or pass --neo4j-uri."
+        )
+    shutil.rmtree(home / "data", ignore_errors=True)
+    instance.start()
+    return instance
+
+
+@dataclass
+class Api:
+    url: str
+    tokens: dict[str, str]  # workspace -> bearer token
+    pid: int | None = None
+    process: subprocess.Popen[bytes] | None = None
+    log: Path | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def token(self, workspace: str) -> str | None:
+        return self.tokens.get(workspace)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+def start_api(
+    folder: Path,
+    neo4j_uri: str,
+    auth: tuple[str, str] | None,
+    database: str,
+    workspaces: list[str],
+) -> Api:
+    """`threadline serve` on a free port, one write token per workspace."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tokens = {workspace: secrets.token_urlsafe(24) for workspace in workspaces}
+    entries = [
+        f'[[tokens]]\nname = "bench-{workspace}"\n'
+        f'sha256 = "{hashlib.sha256(token.encode()).hexdigest()}"\n'
+        f'scopes = ["write"]\nworkspace = "{workspace}"\n'
+        for workspace, token in tokens.items()
+    ]
+    tokens_file = folder / "tokens.toml"
+    tokens_file.write_text("\n".join(entries))
+    port = free_port()
+    env = {
+        **os.environ,
+        "THREADLINE_NEO4J_URI": neo4j_uri,
+        "THREADLINE_NEO4J_DATABASE": database,
+        "THREADLINE_HOST": "127.0.0.1",
+        "THREADLINE_PORT": str(port),
+        "THREADLINE_TOKENS_FILE": str(tokens_file),
+        "THREADLINE_DB_TIMEOUT_S": API_DB_TIMEOUT_S,
+    }
+    env.pop("THREADLINE_NEO4J_PASSWORD", None)
+    if auth is not None:
+        env["THREADLINE_NEO4J_USER"], env["THREADLINE_NEO4J_PASSWORD"] = auth
+    log = folder / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "api.cli", "serve"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    api = Api(f"http://127.0.0.1:{port}", tokens, process.pid, process, log)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ServiceError(f"threadline serve exited:\n{log.read_text()[-3000:]}")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{api.url}/readyz", timeout=2).status_code == 200:
+                return api
+        time.sleep(0.3)
+    api.stop()
+    raise ServiceError(f"threadline serve did not become ready:\n{log.read_text()[-3000:]}")
+
+
+def memory_mb(pid: int) -> tuple[float, float] | None:
+    """(peak RSS, current RSS) of a process in MB, from /proc/<pid>/status."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    values: dict[str, float] = {}
+    for line in status.splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmHWM", "VmRSS"):
+            values[key] = float(rest.split()[0]) / 1024  # kB
+    if "VmHWM" not in values or "VmRSS" not in values:
+        return None
+    return values["VmHWM"], values["VmRSS"]
