@@ -51,7 +51,7 @@ class LineageMutation:
                 title,
             ),
         )
-        return t.Thread(node=node)
+        return t.Thread.of(node)
 
     @strawberry.mutation
     async def merge_back(
@@ -64,7 +64,7 @@ class LineageMutation:
             TransferNode,
             lambda tx, caller: lineage.merge_back(tx, caller, fork_thread_id),
         )
-        return t.ContextTransfer(node=node)
+        return t.ContextTransfer.of(node)
 
     @strawberry.mutation
     async def spawn_subagent(
@@ -84,7 +84,7 @@ class LineageMutation:
             ThreadNode,
             lambda tx, caller: lineage.spawn_subagent(tx, caller, parent_run_id, task, provider),
         )
-        return t.Thread(node=node)
+        return t.Thread.of(node)
 
     @strawberry.mutation
     async def record_native_subagent(
@@ -112,7 +112,7 @@ class LineageMutation:
                 tx, caller, parent_run_id, provider, native_ref, title
             ),
         )
-        return t.Thread(node=node)
+        return t.Thread.of(node)
 
     @strawberry.mutation
     async def complete_subagent(
@@ -129,4 +129,4 @@ class LineageMutation:
             TransferNode,
             lambda tx, caller: lineage.complete_subagent(tx, caller, child_thread_id, result),
         )
-        return t.ContextTransfer(node=node)
+        return t.ContextTransfer.of(node)

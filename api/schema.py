@@ -118,7 +118,7 @@ class Query:
 
         found = await info.context.store.read(work)
         page = found[:size]
-        edges = [t.ThreadEdge(cursor=_cursor(node), node=t.Thread(node=node)) for node in page]
+        edges = [t.ThreadEdge(cursor=_cursor(node), node=t.Thread.of(node)) for node in page]
         return t.ThreadConnection(
             edges=edges,
             page_info=t.PageInfo(
@@ -180,7 +180,7 @@ class Query:
         return t.StartContextPlan(
             strategy=decision.strategy,
             provider_action=decision.providerAction,
-            provider_thread=t.ProviderThread(node=pt) if pt else None,
+            provider_thread=t.ProviderThread.of(pt) if pt else None,
             handoff_strategies=[h.strategy for h in decision.handoffs],
             covered_run_ordinals=decision.covered_ordinals(state),
             token_estimate=decision.token_estimate,
@@ -207,19 +207,15 @@ class Query:
         return [t.ThreadEvent.of(event) for event in found]
 
 
-async def _resolution(info: Info, outcome: StartOutcome) -> t.StartContextResolution:
+def _resolution(outcome: StartOutcome) -> t.StartContextResolution:
+    """A start's answer, from the nodes as the start left them: no second read."""
     decision = outcome.decision
-    run = await t.required(t.run_by_id(info, outcome.run_id))
-    pt = await t.required(t.provider_thread_by_id(info, outcome.provider_thread_id))
-    handoffs = [
-        await t.required(t.handoff_by_id(info, handoff_id)) for handoff_id in outcome.handoff_ids
-    ]
     fork = decision.nativeFork
     return t.StartContextResolution(
-        run=run,
+        run=t.Run.of(outcome.run),
         strategy=decision.strategy,
         provider_action=decision.providerAction,
-        provider_thread=pt,
+        provider_thread=t.ProviderThread.of(outcome.provider_thread),
         native_fork=t.NativeForkPlan(
             source_provider_thread_ref=fork.sourceProviderThreadRef,
             last_turn_id=fork.lastTurnId,
@@ -227,12 +223,10 @@ async def _resolution(info: Info, outcome: StartOutcome) -> t.StartContextResolu
         )
         if fork
         else None,
-        handoffs=handoffs,
+        handoffs=[t.ContextHandoff.of(h) for h in outcome.handoffs],
         context_text=decision.context_text,
         injection_mode=decision.injection_mode,
-        consumed_transfers=[
-            await t.required(t.transfer_by_id(info, x.transferId)) for x in decision.transfers
-        ],
+        consumed_transfers=[t.ContextTransfer.of(x) for x in outcome.transfers],
         staleness_signals=decision.stalenessSignals,
         explanation=decision.explanation,
     )
@@ -248,10 +242,10 @@ async def _rollback_result(
     transfers = await loaders.transfer.load_many(decision.supersededTransferIds)
     return t.RollbackResult(
         thread=await t.required(t.thread_by_id(info, thread_id)),
-        rolled_back_runs=[t.Run(node=r) for r in runs if r],
-        superseded_handoffs=[t.ContextHandoff(node=h) for h in handoffs if h],
-        affected_provider_threads=[t.ProviderThread(node=p) for p in pts if p],
-        superseded_transfers=[t.ContextTransfer(node=x) for x in transfers if x],
+        rolled_back_runs=[t.Run.of(r) for r in runs if r],
+        superseded_handoffs=[t.ContextHandoff.of(h) for h in handoffs if h],
+        affected_provider_threads=[t.ProviderThread.of(p) for p in pts if p],
+        superseded_transfers=[t.ContextTransfer.of(x) for x in transfers if x],
     )
 
 
@@ -272,7 +266,7 @@ class Mutation:
             models.ThreadNode,
             lambda tx, caller: runs.create_thread(tx, caller, title, id),
         )
-        return t.Thread(node=node)
+        return t.Thread.of(node)
 
     @t.described("resolveStartContext: one entry point for every run.", mutation=True)
     async def start_run(
@@ -295,7 +289,8 @@ class Mutation:
             StartOutcome,
             lambda tx, caller: runs.start_run(tx, caller, thread_id, request),
         )
-        return await t.read_back(info, _resolution(info, outcome))
+        info.context.loaders.clear()
+        return _resolution(outcome)
 
     @strawberry.mutation
     async def attach_native_thread(
@@ -307,16 +302,17 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.ProviderThread:
         mode = models.HistoryMode(history_mode or models.HistoryMode.UNKNOWN)
-        pt_id = await info.context.command(
+        attached = await info.context.command(
             "attachNativeThread",
             {"id": provider_thread_id, "ref": native_ref, "mode": mode.value},
             command_id,
-            str,
+            models.ProviderThreadNode,
             lambda tx, caller: runs.attach_native_thread(
                 tx, caller, provider_thread_id, native_ref, mode
             ),
         )
-        return await t.read_back(info, t.required(t.provider_thread_by_id(info, pt_id)))
+        info.context.loaders.clear()
+        return t.ProviderThread.of(attached)
 
     @strawberry.mutation
     async def report_start_failure(
@@ -329,7 +325,8 @@ class Mutation:
             StartOutcome,
             lambda tx, caller: runs.report_start_failure(tx, caller, run_id, reason),
         )
-        return await t.read_back(info, _resolution(info, outcome))
+        info.context.loaders.clear()
+        return _resolution(outcome)
 
     @strawberry.mutation
     async def complete_run(
@@ -370,29 +367,31 @@ class Mutation:
             "checkpointRef": ref,
             "diff": [d.model_dump() for d in diff] if diff is not None else None,
         }
-        ident = await info.context.command(
+        done = await info.context.command(
             "completeRun",
             args,
             command_id,
-            str,
+            models.RunNode,
             lambda tx, caller: runs.complete_run(
                 tx, caller, run_id, native_turn_ref, run_items, ref, diff
             ),
         )
-        return await t.read_back(info, t.required(t.run_by_id(info, ident)))
+        info.context.loaders.clear()
+        return t.Run.of(done)
 
     @strawberry.mutation
     async def fail_run(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
     ) -> t.Run:
-        ident = await info.context.command(
+        failed = await info.context.command(
             "failRun",
             {"runId": run_id, "reason": reason},
             command_id,
-            str,
+            models.RunNode,
             lambda tx, caller: runs.fail_run(tx, caller, run_id, reason),
         )
-        return await t.read_back(info, t.required(t.run_by_id(info, ident)))
+        info.context.loaders.clear()
+        return t.Run.of(failed)
 
     @strawberry.mutation
     async def rollback_thread(

@@ -19,6 +19,8 @@ from resolvers.coverage import coverage as compute_coverage
 Info = strawberry.Info[Context, None]
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
+N = TypeVar("N")
+W = TypeVar("W")
 
 
 def described(description: str, *, mutation: bool = False) -> Callable[[F], F]:
@@ -83,30 +85,24 @@ class Provider:
 @strawberry.type
 class Thread:
     node: strawberry.Private[models.ThreadNode]
+    id: strawberry.ID
+    title: str | None
+    created_by: Actor
+    created_at: datetime
+    relationship_to_parent: ThreadRelationship | None
+    clean_context_requested: bool
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.node.id)
-
-    @strawberry.field
-    def title(self) -> str | None:
-        return self.node.title
-
-    @strawberry.field
-    def created_by(self) -> Actor:
-        return self.node.createdBy
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.node.createdAt
-
-    @strawberry.field
-    def relationship_to_parent(self) -> ThreadRelationship | None:
-        return self.node.relationshipToParent
-
-    @strawberry.field
-    def clean_context_requested(self) -> bool:
-        return self.node.cleanContextRequested
+    @classmethod
+    def of(cls, node: models.ThreadNode) -> Thread:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            title=node.title,
+            created_by=node.createdBy,
+            created_at=node.createdAt,
+            relationship_to_parent=node.relationshipToParent,
+            clean_context_requested=node.cleanContextRequested,
+        )
 
     @strawberry.field
     async def parent(self, info: Info) -> Thread | None:
@@ -122,13 +118,13 @@ class Thread:
     @strawberry.field
     async def children(self, info: Info) -> list[Thread]:
         found = await info.context.loaders.children_of_thread.load(self.node.id)
-        return [Thread(node=child) for child in found]
+        return [Thread.of(child) for child in found]
 
     @strawberry.field
     async def runs(self, info: Info, include_rolled_back: bool | None = False) -> list[Run]:
         found = await info.context.loaders.runs_of_thread.load(self.node.id)
         return [
-            Run(node=run)
+            Run.of(run)
             for run in found
             if include_rolled_back or run.status is not models.RunStatus.ROLLED_BACK
         ]
@@ -136,18 +132,18 @@ class Thread:
     @strawberry.field
     async def active_run(self, info: Info) -> Run | None:
         found = await info.context.loaders.runs_of_thread.load(self.node.id)
-        return next((Run(node=r) for r in found if r.status in models.IN_PROGRESS), None)
+        return next((Run.of(r) for r in found if r.status in models.IN_PROGRESS), None)
 
     @strawberry.field
     async def latest_stable_run(self, info: Info) -> Run | None:
         found = await info.context.loaders.runs_of_thread.load(self.node.id)
         stable = [r for r in found if r.status is models.RunStatus.COMPLETED and r.checkpoint]
-        return Run(node=stable[-1]) if stable else None
+        return Run.of(stable[-1]) if stable else None
 
     @strawberry.field
     async def provider_threads(self, info: Info) -> list[ProviderThread]:
         found = await info.context.loaders.provider_threads_of_thread.load(self.node.id)
-        return [ProviderThread(node=pt) for pt in found]
+        return [ProviderThread.of(pt) for pt in found]
 
     @strawberry.field
     async def coverage(self, info: Info) -> list[ProviderThreadCoverage]:
@@ -162,12 +158,12 @@ class Thread:
     @strawberry.field
     async def incoming_transfers(self, info: Info) -> list[ContextTransfer]:
         found = await info.context.loaders.transfers_in.load(self.node.id)
-        return [ContextTransfer(node=x) for x in found]
+        return [ContextTransfer.of(x) for x in found]
 
     @strawberry.field
     async def outgoing_transfers(self, info: Info) -> list[ContextTransfer]:
         found = await info.context.loaders.transfers_out.load(self.node.id)
-        return [ContextTransfer(node=x) for x in found]
+        return [ContextTransfer.of(x) for x in found]
 
 
 @strawberry.type
@@ -200,14 +196,18 @@ class FileDiffStat:
 @strawberry.type
 class Checkpoint:
     node: strawberry.Private[models.CheckpointNode]
+    id: strawberry.ID
+    ref: str | None
+    created_at: datetime
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.node.id)
-
-    @strawberry.field
-    def ref(self) -> str | None:
-        return self.node.ref
+    @classmethod
+    def of(cls, node: models.CheckpointNode) -> Checkpoint:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            ref=node.ref,
+            created_at=node.createdAt,
+        )
 
     @strawberry.field
     def diff_summary(self) -> list[FileDiffStat]:
@@ -219,10 +219,6 @@ class Checkpoint:
         ]
 
     @strawberry.field
-    def created_at(self) -> datetime:
-        return self.node.createdAt
-
-    @strawberry.field
     async def run(self, info: Info) -> Run:
         return await required(run_by_id(info, self.node.runId))
 
@@ -230,54 +226,38 @@ class Checkpoint:
 @strawberry.type
 class Run:
     node: strawberry.Private[models.RunNode]
+    id: strawberry.ID
+    ordinal: int
+    provider: str
+    model: str | None
+    runtime_mode: str | None
+    status: RunStatus
+    input: str
+    native_turn_ref: str | None
+    failure_reason: str | None
+    started_at: datetime
+    completed_at: datetime | None
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.node.id)
-
-    @strawberry.field
-    def ordinal(self) -> int:
-        return self.node.ordinal
-
-    @strawberry.field
-    def provider(self) -> str:
-        return self.node.provider
-
-    @strawberry.field
-    def model(self) -> str | None:
-        return self.node.model
-
-    @strawberry.field
-    def runtime_mode(self) -> str | None:
-        return self.node.runtimeMode
-
-    @strawberry.field
-    def status(self) -> RunStatus:
-        return self.node.status
-
-    @strawberry.field
-    def input(self) -> str:
-        return self.node.input
-
-    @strawberry.field
-    def native_turn_ref(self) -> str | None:
-        return self.node.nativeTurnRef
-
-    @strawberry.field
-    def failure_reason(self) -> str | None:
-        return self.node.failureReason
-
-    @strawberry.field
-    def started_at(self) -> datetime:
-        return self.node.startedAt
-
-    @strawberry.field
-    def completed_at(self) -> datetime | None:
-        return self.node.completedAt
+    @classmethod
+    def of(cls, node: models.RunNode) -> Run:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            ordinal=node.ordinal,
+            provider=node.provider,
+            model=node.model,
+            runtime_mode=node.runtimeMode,
+            status=node.status,
+            input=node.input,
+            native_turn_ref=node.nativeTurnRef,
+            failure_reason=node.failureReason,
+            started_at=node.startedAt,
+            completed_at=node.completedAt,
+        )
 
     @strawberry.field
     def checkpoint(self) -> Checkpoint | None:
-        return Checkpoint(node=self.node.checkpoint) if self.node.checkpoint else None
+        return Checkpoint.of(self.node.checkpoint) if self.node.checkpoint else None
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
@@ -290,7 +270,7 @@ class Run:
     @strawberry.field
     async def context_handoffs(self, info: Info) -> list[ContextHandoff]:
         found = await info.context.loaders.handoffs_consumed.load(self.node.id)
-        return [ContextHandoff(node=h) for h in found]
+        return [ContextHandoff.of(h) for h in found]
 
     @strawberry.field
     async def items(self, info: Info) -> list[RunItem]:
@@ -320,34 +300,26 @@ class ProviderThreadCoverage:
 @strawberry.type
 class ProviderThread:
     node: strawberry.Private[models.ProviderThreadNode]
+    id: strawberry.ID
+    provider: str
+    native_ref: str | None
+    status: ProviderThreadStatus
+    model: str | None
+    runtime_mode: str | None
+    history_mode: HistoryMode
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.node.id)
-
-    @strawberry.field
-    def provider(self) -> str:
-        return self.node.provider
-
-    @strawberry.field
-    def native_ref(self) -> str | None:
-        return self.node.nativeRef
-
-    @strawberry.field
-    def status(self) -> ProviderThreadStatus:
-        return self.node.status
-
-    @strawberry.field
-    def model(self) -> str | None:
-        return self.node.model
-
-    @strawberry.field
-    def runtime_mode(self) -> str | None:
-        return self.node.runtimeMode
-
-    @strawberry.field
-    def history_mode(self) -> HistoryMode:
-        return self.node.historyMode
+    @classmethod
+    def of(cls, node: models.ProviderThreadNode) -> ProviderThread:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            provider=node.provider,
+            native_ref=node.nativeRef,
+            status=node.status,
+            model=node.model,
+            runtime_mode=node.runtimeMode,
+            history_mode=node.historyMode,
+        )
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
@@ -370,7 +342,7 @@ class ProviderThread:
     @strawberry.field
     async def handoffs(self, info: Info) -> list[ContextHandoff]:
         found = await info.context.loaders.handoffs_received.load(self.node.id)
-        return [ContextHandoff(node=h) for h in found]
+        return [ContextHandoff.of(h) for h in found]
 
     @described("When STALE: the staleness signals that retired it.")
     def stale_signals(self) -> list[models.StalenessSignal]:
@@ -415,50 +387,38 @@ class HandoffSection:
 @strawberry.type
 class ContextHandoff:
     node: strawberry.Private[models.HandoffNode]
+    id: strawberry.ID
+    strategy: HandoffStrategy
+    kind: HandoffKind
+    summary_text: str
+    token_estimate: int
+    status: HandoffStatus
+    created_by_provider: str | None
+    created_at: datetime
+    updated_at: datetime
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.node.id)
+    @classmethod
+    def of(cls, node: models.HandoffNode) -> ContextHandoff:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            strategy=node.strategy,
+            kind=node.kind,
+            summary_text=node.summaryText,
+            token_estimate=node.tokenEstimate,
+            status=node.status,
+            created_by_provider=node.createdByProvider,
+            created_at=node.createdAt,
+            updated_at=node.updatedAt,
+        )
 
     @strawberry.field
     def covered_run_ordinals(self) -> OrdinalRange:
         return OrdinalRange(from_=self.node.coveredFrom, to=self.node.coveredTo)
 
     @strawberry.field
-    def strategy(self) -> HandoffStrategy:
-        return self.node.strategy
-
-    @strawberry.field
-    def kind(self) -> HandoffKind:
-        return self.node.kind
-
-    @strawberry.field
-    def summary_text(self) -> str:
-        return self.node.summaryText
-
-    @strawberry.field
     def sections(self) -> list[HandoffSection]:
         return [HandoffSection(title=s.title, lines=s.lines) for s in self.node.sections]
-
-    @strawberry.field
-    def token_estimate(self) -> int:
-        return self.node.tokenEstimate
-
-    @strawberry.field
-    def status(self) -> HandoffStatus:
-        return self.node.status
-
-    @strawberry.field
-    def created_by_provider(self) -> str | None:
-        return self.node.createdByProvider
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.node.createdAt
-
-    @strawberry.field
-    def updated_at(self) -> datetime:
-        return self.node.updatedAt
 
     @strawberry.field
     async def transfer(self, info: Info) -> ContextTransfer | None:
@@ -481,7 +441,7 @@ class ContextHandoff:
         found = await info.context.loaders.provider_thread.load_many(
             self.node.fromProviderThreadIds
         )
-        return [ProviderThread(node=pt) for pt in found if pt is not None]
+        return [ProviderThread.of(pt) for pt in found if pt is not None]
 
     @strawberry.field
     async def to_provider_thread(self, info: Info) -> ProviderThread | None:
@@ -495,18 +455,18 @@ class ContextHandoff:
 @strawberry.type
 class SourcePoint:
     point: strawberry.Private[models.SourcePoint]
+    turn_item_id: str | None
+    provider_thread_ref: str | None
+    provider_turn_ref: str | None
 
-    @strawberry.field
-    def turn_item_id(self) -> str | None:
-        return self.point.turnItemId
-
-    @strawberry.field
-    def provider_thread_ref(self) -> str | None:
-        return self.point.providerThreadRef
-
-    @strawberry.field
-    def provider_turn_ref(self) -> str | None:
-        return self.point.providerTurnRef
+    @classmethod
+    def of(cls, point: models.SourcePoint) -> SourcePoint:
+        return cls(
+            point=point,
+            turn_item_id=point.turnItemId,
+            provider_thread_ref=point.providerThreadRef,
+            provider_turn_ref=point.providerTurnRef,
+        )
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
@@ -521,60 +481,46 @@ class SourcePoint:
         if self.point.checkpointId is None:
             return None
         found = await info.context.loaders.checkpoint.load(self.point.checkpointId)
-        return Checkpoint(node=found) if found else None
+        return Checkpoint.of(found) if found else None
 
 
 @strawberry.type
 class ContextTransfer:
     node: strawberry.Private[models.TransferNode]
+    id: strawberry.ID
+    type: TransferType
+    source_provider: str | None
+    target_provider: str | None
+    status: TransferStatus
+    resolution_strategy: ResolutionStrategy | None
+    created_by: Actor
+    created_at: datetime
+    consumed_at: datetime | None
+    failure_reason: str | None
 
-    @strawberry.field
-    def id(self) -> strawberry.ID:
-        return strawberry.ID(self.node.id)
-
-    @strawberry.field
-    def type(self) -> TransferType:
-        return self.node.type
+    @classmethod
+    def of(cls, node: models.TransferNode) -> ContextTransfer:
+        return cls(
+            node=node,
+            id=strawberry.ID(node.id),
+            type=node.type,
+            source_provider=node.sourceProvider,
+            target_provider=node.targetProvider,
+            status=node.status,
+            resolution_strategy=node.resolutionStrategy,
+            created_by=node.createdBy,
+            created_at=node.createdAt,
+            consumed_at=node.consumedAt,
+            failure_reason=node.failureReason,
+        )
 
     @strawberry.field
     def source_point(self) -> SourcePoint:
-        return SourcePoint(point=self.node.sourcePoint)
+        return SourcePoint.of(self.node.sourcePoint)
 
     @strawberry.field
     def base_point(self) -> SourcePoint | None:
-        return SourcePoint(point=self.node.basePoint) if self.node.basePoint else None
-
-    @strawberry.field
-    def source_provider(self) -> str | None:
-        return self.node.sourceProvider
-
-    @strawberry.field
-    def target_provider(self) -> str | None:
-        return self.node.targetProvider
-
-    @strawberry.field
-    def status(self) -> TransferStatus:
-        return self.node.status
-
-    @strawberry.field
-    def resolution_strategy(self) -> ResolutionStrategy | None:
-        return self.node.resolutionStrategy
-
-    @strawberry.field
-    def created_by(self) -> Actor:
-        return self.node.createdBy
-
-    @strawberry.field
-    def created_at(self) -> datetime:
-        return self.node.createdAt
-
-    @strawberry.field
-    def consumed_at(self) -> datetime | None:
-        return self.node.consumedAt
-
-    @strawberry.field
-    def failure_reason(self) -> str | None:
-        return self.node.failureReason
+        return SourcePoint.of(self.node.basePoint) if self.node.basePoint else None
 
     @strawberry.field
     async def source_thread(self, info: Info) -> Thread:
@@ -703,7 +649,7 @@ class Lineage:
         if found is None:
             return cls(nodes=[], edges=[])
         return cls(
-            nodes=[LineageNode(thread=Thread(node=n.thread), depth=n.depth) for n in found.nodes],
+            nodes=[LineageNode(thread=Thread.of(n.thread), depth=n.depth) for n in found.nodes],
             edges=[
                 LineageEdge(
                     from_=strawberry.ID(e.from_),
@@ -719,39 +665,33 @@ class Lineage:
 # ---- loaders as field helpers ------------------------------------------------
 
 
-async def thread_by_id(info: Info, ident: str | None) -> Thread | None:
+async def _by_id(
+    ident: str | None, load: Callable[[str], Awaitable[N | None]], wrap: Callable[[N], W]
+) -> W | None:
     if ident is None:
         return None
-    found = await info.context.loaders.thread.load(ident)
-    return Thread(node=found) if found else None
+    found = await load(ident)
+    return wrap(found) if found is not None else None
+
+
+async def thread_by_id(info: Info, ident: str | None) -> Thread | None:
+    return await _by_id(ident, info.context.loaders.thread.load, Thread.of)
 
 
 async def run_by_id(info: Info, ident: str | None) -> Run | None:
-    if ident is None:
-        return None
-    found = await info.context.loaders.run.load(ident)
-    return Run(node=found) if found else None
+    return await _by_id(ident, info.context.loaders.run.load, Run.of)
 
 
 async def provider_thread_by_id(info: Info, ident: str | None) -> ProviderThread | None:
-    if ident is None:
-        return None
-    found = await info.context.loaders.provider_thread.load(ident)
-    return ProviderThread(node=found) if found else None
+    return await _by_id(ident, info.context.loaders.provider_thread.load, ProviderThread.of)
 
 
 async def handoff_by_id(info: Info, ident: str | None) -> ContextHandoff | None:
-    if ident is None:
-        return None
-    found = await info.context.loaders.handoff.load(ident)
-    return ContextHandoff(node=found) if found else None
+    return await _by_id(ident, info.context.loaders.handoff.load, ContextHandoff.of)
 
 
 async def transfer_by_id(info: Info, ident: str | None) -> ContextTransfer | None:
-    if ident is None:
-        return None
-    found = await info.context.loaders.transfer.load(ident)
-    return ContextTransfer(node=found) if found else None
+    return await _by_id(ident, info.context.loaders.transfer.load, ContextTransfer.of)
 
 
 async def read_back(info: Info, answer: Awaitable[T]) -> T:

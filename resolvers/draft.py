@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from graph.models import (
     CheckpointNode,
@@ -22,6 +24,7 @@ from graph.models import (
 from graph.plan import Change, EventType, NewEvent, NewThread, RunContent, RunMove, WritePlan
 
 NewId = Callable[[str], str]
+N = TypeVar("N", bound=BaseModel)
 Kind = Literal["thread", "providerThread", "run", "handoff", "transfer"]
 
 
@@ -71,6 +74,12 @@ class Draft:
     def change(self, kind: Kind, ident: str, **props: Any) -> None:
         """Set properties of an existing node; later changes to the same node merge."""
         self._changes[kind].setdefault(ident, {}).update(props)
+
+    def updated(self, kind: Kind, node: N) -> N:
+        """`node` as this draft leaves it: its changes applied (those that are fields)."""
+        props = self._changes[kind].get(getattr(node, "id", ""), {})
+        fields = type(node).model_fields
+        return node.model_copy(update={k: v for k, v in props.items() if k in fields})
 
     def event(
         self, thread_id: str, kind: EventType, run_id: str | None = None, **payload: Any

@@ -12,6 +12,7 @@ from graph.models import (
     Actor,
     CheckpointNode,
     FileDiffStat,
+    HandoffNode,
     HandoffStatus,
     HandoffStrategy,
     HistoryMode,
@@ -22,6 +23,7 @@ from graph.models import (
     RunStatus,
     ThreadNode,
     ThreadState,
+    TransferNode,
     TransferStatus,
 )
 from graph.plan import EventType
@@ -33,10 +35,25 @@ from resolvers.summarizer import digest_of
 
 @dataclass(frozen=True)
 class StartOutcome:
-    run_id: str
-    provider_thread_id: str
-    handoff_ids: list[str]
+    """What a start wrote, as the nodes now are: the answer needs no second read."""
+
+    run: RunNode
+    provider_thread: ProviderThreadNode
+    handoffs: list[HandoffNode]
+    transfers: list[TransferNode]
     decision: StartDecision
+
+    @property
+    def run_id(self) -> str:
+        return self.run.id
+
+    @property
+    def provider_thread_id(self) -> str:
+        return self.provider_thread.id
+
+    @property
+    def handoff_ids(self) -> list[str]:
+        return [handoff.id for handoff in self.handoffs]
 
 
 def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | None) -> ThreadNode:
@@ -143,8 +160,10 @@ def start(
             providerAction=decision.providerAction.value,
         )
     else:
-        run = restart
-        _record_failure(draft, state, run, reason, decision, handoff_ids)
+        run = restart.model_copy(
+            update={"consumedHandoffIds": [*restart.consumedHandoffIds, *handoff_ids]}
+        )
+        _record_failure(draft, state, restart, reason, decision, handoff_ids)
         draft.move(run.id, pt.id, handoff_ids)
         draft.change("run", run.id, providerThreadId=pt.id, status=status, deltaChain=chain)
         draft.event(
@@ -164,7 +183,14 @@ def start(
             strategy=handoff.strategy.value,
             covered=[handoff.coveredFrom, handoff.coveredTo],
         )
-    return StartOutcome(run.id, pt.id, handoff_ids, decision)
+    consumed = {resolution.transferId for resolution in decision.transfers}
+    return StartOutcome(
+        run=draft.updated("run", run),
+        provider_thread=draft.updated("providerThread", pt),
+        handoffs=handoffs,
+        transfers=[draft.updated("transfer", x) for x in state.transfers if x.id in consumed],
+        decision=decision,
+    )
 
 
 def _provider_thread(
@@ -290,7 +316,7 @@ def attach(
     pt: ProviderThreadNode,
     native_ref: str,
     history_mode: HistoryMode,
-) -> None:
+) -> ProviderThreadNode:
     if pt.nativeRef and pt.nativeRef != native_ref:
         raise conflict(f"Provider thread {pt.id} is already attached to {pt.nativeRef!r}.")
     if pt.status in (ProviderThreadStatus.FAILED, ProviderThreadStatus.STALE):
@@ -309,6 +335,7 @@ def attach(
         nativeRef=native_ref,
         historyMode=history_mode.value,
     )
+    return draft.updated("providerThread", pt)
 
 
 def complete(
@@ -319,7 +346,7 @@ def complete(
     items: Sequence[RunItem],
     checkpoint_ref: str | None,
     diff_summary: Sequence[FileDiffStat] | None,
-) -> None:
+) -> RunNode:
     checkpoint = None
     if diff_summary is not None:
         checkpoint = CheckpointNode(
@@ -348,14 +375,16 @@ def complete(
         items=len(items),
         checkpointId=checkpoint.id if checkpoint else None,
     )
+    return done
 
 
-def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> None:
+def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode:
     failed = run.model_copy(
         update={"status": RunStatus.FAILED, "failureReason": reason, "completedAt": draft.at}
     )
     _ended(draft, state, failed)
     draft.event(state.thread.id, EventType.RUN_FAILED, run.id, ordinal=run.ordinal, reason=reason)
+    return failed
 
 
 def _ended(draft: Draft, state: ThreadState, run: RunNode) -> None:

@@ -11,6 +11,7 @@ from graph.errors import not_found
 from graph.models import (
     FileDiffStat,
     HistoryMode,
+    ProviderThreadNode,
     RunItem,
     RunNode,
     ThreadNode,
@@ -93,7 +94,7 @@ async def report_start_failure(tx: Tx, caller: Caller, run_id: str, reason: str)
 
 async def attach_native_thread(
     tx: Tx, caller: Caller, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
-) -> str:
+) -> ProviderThreadNode:
     thread_id = await repo.thread_of(
         tx, "provider_thread/thread_of", caller.workspace, providerThreadId=provider_thread_id
     )
@@ -104,9 +105,9 @@ async def attach_native_thread(
     if pt is None:
         raise not_found("provider thread", provider_thread_id)
     draft = caller.draft()
-    run_plans.attach(draft, state, pt, native_ref, history_mode)
+    attached = run_plans.attach(draft, state, pt, native_ref, history_mode)
     await apply(tx, caller, draft.build())
-    return pt.id
+    return attached
 
 
 async def complete_run(
@@ -117,20 +118,22 @@ async def complete_run(
     items: Sequence[RunItem],
     checkpoint_ref: str | None,
     diff_summary: Sequence[FileDiffStat] | None,
-) -> str:
+) -> RunNode:
     state, _, run = await run_in_progress(tx, caller, run_id, "complete", related=False)
     draft = caller.draft()
-    run_plans.complete(draft, state, run, native_turn_ref, items, checkpoint_ref, diff_summary)
+    done = run_plans.complete(
+        draft, state, run, native_turn_ref, items, checkpoint_ref, diff_summary
+    )
     await apply(tx, caller, draft.build())
-    return run.id
+    return done
 
 
-async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> str:
+async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> RunNode:
     state, _, run = await run_in_progress(tx, caller, run_id, "fail", related=False)
     draft = caller.draft()
-    run_plans.fail(draft, state, run, reason)
+    failed = run_plans.fail(draft, state, run, reason)
     await apply(tx, caller, draft.build())
-    return run.id
+    return failed
 
 
 async def rollback_thread(

@@ -54,5 +54,19 @@ def test_schema_file_matches_code() -> None:
 
 
 async def test_migrations_are_idempotent(store: Store) -> None:
-    first = await store.migrate()
-    assert await store.migrate() == first
+    """Migrating again changes no constraint or index, and every key has its workspace."""
+
+    async def schema(tx: Tx) -> list[dict[str, object]]:
+        return await tx.rows("testing/schema")
+
+    await store.migrate()
+    first = await store.read(schema)
+    await store.migrate()
+    assert await store.read(schema) == first
+    by_name = {row["name"]: row for row in first}
+    assert by_name["run_workspace_thread_ordinal"]["properties"] == [
+        "workspace",
+        "threadId",
+        "ordinal",
+    ]
+    assert "run_thread_ordinal" not in by_name  # the key that let workspaces collide

@@ -132,7 +132,7 @@ def test_resume_failed_and_divergent_are_reported() -> None:
     assert sc.decide("codex").stalenessSignals == [Sig.RESUME_FAILED]
 
 
-def test_unsupported_transfer_writes_nothing() -> None:
+def test_unsupported_transfer_is_refused() -> None:
     sc = Scenario(registry=registry_from_toml("[providers.mute]\naccepts_handoff = false\n"))
     assert sc.decide("mute").strategy is S.NO_HANDOFF  # nothing to transfer yet
     sc.run("codex")
