@@ -77,3 +77,9 @@ async def run_once(
         if found is None:
             raise
         return replay(found)
+
+
+async def rewrite(tx: Tx, workspace: str, command_id: str, result: object) -> None:
+    """The receipt of a command answered in two transactions holds its final answer."""
+    encoded = TypeAdapter(type(result)).dump_json(result).decode()
+    await repo.rewrite_receipt(tx, workspace, command_id, encoded)

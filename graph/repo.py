@@ -235,6 +235,17 @@ async def handoff_owner(
     return str(row["threadId"]), handoff_from(row["handoff"]), transfer
 
 
+async def summaries_by_key(tx: Tx, workspace: str, keys: Sequence[str]) -> dict[str, HandoffNode]:
+    """The handoff holding the configured summary of each key, where there is one."""
+    rows = await tx.rows("handoff/by_summary_keys", workspace=workspace, keys=list(keys))
+    return {row["key"]: handoff_from(row["handoff"]) for row in rows}
+
+
+async def handoffs_by_ids(tx: Tx, workspace: str, ids: Sequence[str]) -> dict[str, HandoffNode]:
+    rows = await tx.rows("handoff/by_ids", workspace=workspace, ids=list(ids))
+    return {row["key"]: handoff_from(row["value"]) for row in rows}
+
+
 async def thread_of(tx: Tx, query: str, workspace: str, **ident: str) -> str | None:
     """The id of the thread owning a run, provider thread or handoff."""
     row = await tx.row(query, workspace=workspace, **ident)
@@ -371,6 +382,10 @@ def _changes(changes: Sequence[Change]) -> list[dict[str, Any]]:
 
 async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:
     return await tx.row("command/find", workspace=workspace, commandId=command_id)
+
+
+async def rewrite_receipt(tx: Tx, workspace: str, command_id: str, result: str) -> None:
+    await tx.rows("command/rewrite", workspace=workspace, commandId=command_id, result=result)
 
 
 async def record_receipt(

@@ -5,21 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from api.commands.caller import Caller, apply, decided, locked
+from api.commands.caller import Caller, apply, cached_summaries, decided, locked
 from graph import repo
 from graph.errors import not_found
 from graph.models import (
     FileDiffStat,
+    HandoffNode,
     HistoryMode,
     ProviderThreadNode,
     RunItem,
     RunNode,
+    SummarySource,
     ThreadNode,
     ThreadState,
 )
 from graph.store import Tx
 from resolvers import rollback as rollbacks
-from resolvers import run_plans
+from resolvers import run_plans, summary_failures, summary_plans, summary_sources, transfers
+from resolvers.providers import ProviderCapabilities
 from resolvers.run_plans import StartOutcome
 from resolvers.start import StartDecision, StartRequest, decide_start
 
@@ -39,8 +42,16 @@ async def request_clean_context(tx: Tx, caller: Caller, thread_id: str) -> str:
     return thread_id
 
 
-async def start_run(tx: Tx, caller: Caller, thread_id: str, request: StartRequest) -> StartOutcome:
+async def start_run(
+    tx: Tx,
+    caller: Caller,
+    thread_id: str,
+    request: StartRequest,
+    asked: SummarySource | None = None,
+) -> StartOutcome:
+    """`asked`: the summary source the call names (else the provider's, else the default)."""
     state, related = await locked(tx, caller, thread_id, related=True)
+    source = _source(caller, asked, caller.providers.get(request.provider))
     decision = await decided(
         tx,
         caller,
@@ -48,10 +59,28 @@ async def start_run(tx: Tx, caller: Caller, thread_id: str, request: StartReques
             state, request, caller.providers, caller.policy, content, threads=related
         ),
     )
+    assignments = summary_sources.assign(
+        decision.handoffs,
+        source,
+        decision.provider,
+        {thread_id: state, **related},
+        caller.summaries,
+    )
+    cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
-    outcome = run_plans.start(draft, state, request, decision)
+    outcome = run_plans.start(
+        draft, state, request, decision, assignments=assignments, cached=cached
+    )
     await apply(tx, caller, draft.build())
     return outcome
+
+
+def _source(
+    caller: Caller, asked: SummarySource | None, entering: ProviderCapabilities
+) -> SummarySource:
+    source = summary_sources.chosen(asked, entering, caller.summaries)
+    summary_sources.require_available(source, caller.summaries)
+    return source
 
 
 async def explain_start(
@@ -72,10 +101,19 @@ async def explain_start(
     return decision, state
 
 
-async def report_start_failure(tx: Tx, caller: Caller, run_id: str, reason: str) -> StartOutcome:
+async def report_start_failure(
+    tx: Tx, caller: Caller, run_id: str, reason: str, asked: SummarySource | None = None
+) -> StartOutcome:
+    """The provider action failed: the run moves to a new provider thread. While the run
+    still waits for a summary, the summary failed instead (`_summary_failed`)."""
     state, related, run = await run_in_progress(
         tx, caller, run_id, "report a start failure", related=True
     )
+    provider = caller.providers.get(run.provider)
+    pending = summary_plans.pending_of(state, run.id)
+    if pending:
+        return await _summary_failed(tx, caller, state, related, run, pending, reason, asked)
+    source = _source(caller, asked, provider)
     request = StartRequest(
         provider=run.provider, input=run.input, model=run.model, runtimeMode=run.runtimeMode
     )
@@ -86,8 +124,57 @@ async def report_start_failure(tx: Tx, caller: Caller, run_id: str, reason: str)
             state, request, caller.providers, caller.policy, content, restart=run, threads=related
         ),
     )
+    assignments = summary_sources.assign(
+        decision.handoffs, source, provider, {state.thread.id: state, **related}, caller.summaries
+    )
+    cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
-    outcome = run_plans.start(draft, state, request, decision, restart=run, reason=reason)
+    outcome = run_plans.start(
+        draft,
+        state,
+        request,
+        decision,
+        restart=run,
+        reason=reason,
+        assignments=assignments,
+        cached=cached,
+    )
+    await apply(tx, caller, draft.build())
+    return outcome
+
+
+async def _summary_failed(
+    tx: Tx,
+    caller: Caller,
+    state: ThreadState,
+    related: dict[str, ThreadState],
+    run: RunNode,
+    pending: list[HandoffNode],
+    reason: str,
+    asked: SummarySource | None,
+) -> StartOutcome:
+    """New handoffs for the ones whose summary failed: the local summary, unless the call
+    asks another provider or the configured summarizer to try."""
+    source = asked if asked is not None else SummarySource.LOCAL
+    summary_sources.require_available(source, caller.summaries)
+    provider = caller.providers.get(run.provider)
+    made_for = {x.id: x for x in state.transfers}
+    replans = await decided(
+        tx,
+        caller,
+        lambda content: [
+            transfers.replan(h, made_for.get(h.transferId or ""), state, related, provider, content)
+            for h in pending
+        ],
+    )
+    assignments = summary_sources.assign(
+        replans, source, provider, {state.thread.id: state, **related}, caller.summaries
+    )
+    cached = await cached_summaries(tx, caller, assignments)
+    draft = caller.draft()
+    outcome = summary_failures.summary_failed(
+        draft, state, related, run, pending, replans, assignments, cached, reason, provider
+    )
     await apply(tx, caller, draft.build())
     return outcome
 
