@@ -227,7 +227,7 @@ def start(
         provider_thread=draft.updated("providerThread", pt),
         handoffs=handoffs,
         transfers=[draft.updated("transfer", x) for x in state.transfers if x.id in consumed],
-        decision=decision,
+        decision=summary_plans.explained(decision, requests),
         requests=requests,
     )
 

@@ -98,7 +98,9 @@ def summary_failed(
         provider_thread=pt,
         handoffs=handoffs,
         transfers=[],
-        decision=_as_started(run, pt, provider, replans, pending, reason),
+        decision=summary_plans.explained(
+            _as_started(run, pt, provider, replans, pending, reason), requests
+        ),
         requests=requests,
     )
 

@@ -25,6 +25,7 @@ from graph.models import (
 )
 from graph.plan import EventType
 from resolvers.draft import Draft
+from resolvers.start import StartDecision
 from resolvers.summarizer import token_estimate
 from resolvers.summary_requests import SummaryRequest, SummaryResult, refusal
 from resolvers.summary_sources import Assignment
@@ -71,6 +72,31 @@ def _from_cache(node: HandoffNode, hit: HandoffNode, key: str) -> HandoffNode:
             "cachedFromId": hit.id,
         }
     )
+
+
+def explained(decision: StartDecision, requests: Iterable[SummaryRequest]) -> StartDecision:
+    """The decision, saying which summaries the caller must have a provider write (the
+    configured summarizer's are fetched before the start answers)."""
+    said = [
+        f"Handoff {r.handoffId} waits for its summary from {r.provider} ({r.source}): run "
+        "its summarization request there and submit the text with submitHandoffSummary "
+        "before acting on the provider."
+        for r in requests
+        if r.source is not SummarySource.CONFIGURED
+    ]
+    if not said:
+        return decision
+    return decision.model_copy(update={"explanation": [*decision.explanation, *said]})
+
+
+def written(handoff: HandoffNode) -> str:
+    """What a configured summary's answer says about it."""
+    if handoff.fallbackReason is not None:
+        return (
+            f"The configured summary of handoff {handoff.id} failed ({handoff.fallbackReason}); "
+            "the local summary stands in."
+        )
+    return f"Handoff {handoff.id} was summarised by {handoff.createdByProvider} ({handoff.model})."
 
 
 def text_sections(text: str) -> list[HandoffSection]:

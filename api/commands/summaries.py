@@ -58,11 +58,13 @@ async def _as_now(
         known |= await repo.handoffs_by_ids(tx, caller.workspace, gone)
     run = state.lastRun if state.lastRun and state.lastRun.id == outcome.run.id else outcome.run
     pt = state.provider_thread(outcome.provider_thread.id) or outcome.provider_thread
+    said = [summary_plans.written(node) for node in filled.values()]
+    decision = outcome.decision
     return StartOutcome(
         run=draft.updated("run", run),
         provider_thread=pt,
         handoffs=[known.get(h.id, h) for h in outcome.handoffs],
         transfers=outcome.transfers,
-        decision=outcome.decision,
+        decision=decision.model_copy(update={"explanation": [*decision.explanation, *said]}),
         requests=outcome.requests,
     )

@@ -81,6 +81,7 @@ async def test_a_good_answer_becomes_the_handoff(cgql: GraphQLClient, chat: Chat
     assert made["fallbackReason"] is None and made["generationMs"] is not None
     assert started["contextText"] == made["summaryText"]
     assert started["summarizationRequests"] == []
+    assert f"Handoff {made['id']} was summarised by {NAME}" in started["explanation"][-1]
     # Otherwise the start is the one a local summary would make.
     assert started["run"]["status"] == twin["run"]["status"] == "STARTING"
     assert (started["strategy"], started["providerAction"]) == (
@@ -141,6 +142,7 @@ async def test_a_failed_answer_falls_back_to_the_local_summary_and_says_why(
     assert made["summaryText"] == twin["handoffs"][0]["summaryText"]  # the local summary
     assert (made["createdByProvider"], made["model"], made["cachedFrom"]) == (None, None, None)
     assert started["contextText"] == made["summaryText"]
+    assert "the local summary stands in" in started["explanation"][-1]
     assert chat.calls == Counter({mode: calls})  # timeouts and 500s are tried again
     [summarized] = await events(cgql, thread, "handoff.summarized")
     assert summarized["payload"]["fallbackReason"] == made["fallbackReason"]

@@ -10,7 +10,7 @@ import pytest
 
 from api.settings import Settings
 from graph.models import SummarySource
-from graph.store import Store
+from graph.store import Store, Tx
 from tests.conftest import GraphQLClient, make_app_client
 from tests.integration.helpers import ATTACH, COMPLETE, coverage_by_pt, new_thread, run_once
 from tests.integration.summaries import (
@@ -80,6 +80,7 @@ async def test_the_leaving_provider_writes_the_summary_the_run_waits_for(
     assert [i["text"] for i in items if i["kind"] == "FILE_CHANGE"] == [""]  # no diff body
     assert [i["text"] for i in items if i["kind"] == "TOOL_OUTPUT"] == ["build passed"]
     assert any("REASONING" in rule for rule in asked["exclude"])
+    assert any("submitHandoffSummary" in line for line in started["explanation"])
 
     run_id = started["run"]["id"]
     refused = await gql.error(COMPLETE, runId=run_id)
@@ -288,3 +289,23 @@ async def test_a_replayed_start_answers_the_same_request(gql: GraphQLClient) -> 
 async def max_tokens(gql: GraphQLClient, kind: str) -> int:
     listed = (await gql("{ providers { kind maxHandoffTokens } }"))["providers"]
     return int(next(p["maxHandoffTokens"] for p in listed if p["kind"] == kind))
+
+
+async def test_migrate_restores_the_source_of_handoffs_written_before_sources(
+    gql: GraphQLClient, store: Store
+) -> None:
+    made = [(await start(gql, await codex_history(gql), "claude"))["handoffs"][0]["id"]]
+    for by in ("claude", "codex"):  # over a READY handoff: the entering provider, the left one
+        ready = (await start(gql, await codex_history(gql), "claude"))["handoffs"][0]["id"]
+        submitted = await gql(SUBMIT, id=ready, text=f"by {by}", by=by)
+        made.append(submitted["submitHandoffSummary"]["id"])
+    before = [await handoff(gql, ident) for ident in made]
+    sources = [h["summarySource"] for h in before]
+    assert sources == ["LOCAL", "ENTERING_PROVIDER", "LEAVING_PROVIDER"]
+
+    async def forget(tx: Tx) -> None:
+        await tx.rows("testing/forget_maintained")
+
+    await store.write(forget)
+    await store.migrate()
+    assert [await handoff(gql, ident) for ident in made] == before
