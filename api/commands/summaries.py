@@ -54,8 +54,11 @@ async def _as_now(
     """The start's answer with its run and handoffs as they are now."""
     known = {h.id: h for h in state.handoffs} | filled
     gone = [h.id for h in outcome.handoffs if h.id not in known]
-    if gone:  # failed or superseded meanwhile: read as they are
-        known |= await repo.handoffs_by_ids(tx, caller.workspace, gone)
+    if gone:  # replaced meanwhile (reportStartFailure): answer with what replaced them
+        replaced = await repo.handoffs_by_ids(tx, caller.workspace, gone)
+        known |= {
+            ident: known.get(h.supersededById or "", h) for ident, h in replaced.items()
+        }
     run = state.lastRun if state.lastRun and state.lastRun.id == outcome.run.id else outcome.run
     pt = state.provider_thread(outcome.provider_thread.id) or outcome.provider_thread
     said = [summary_plans.written(node) for node in filled.values()]

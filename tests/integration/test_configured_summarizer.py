@@ -216,6 +216,26 @@ async def test_a_slow_summarizer_blocks_no_write_to_any_thread(
     )
 
 
+async def test_a_summary_settled_while_the_call_was_out_stays_settled(
+    cgql: GraphQLClient, chat: ChatServer
+) -> None:
+    thread = await codex_history(cgql)
+    chat.mode = Mode.HELD
+    started = asyncio.create_task(start(cgql, thread, "claude", "CONFIGURED"))
+    await asyncio.wait_for(chat.received.wait(), 60)
+    active = await cgql("query($id: ID!) { thread(id: $id) { activeRun { id } } }", id=thread)
+    run_id = active["thread"]["activeRun"]["id"]
+    settled = (await cgql(FAIL_START, runId=run_id, reason="gave up waiting"))["reportStartFailure"]
+    [fallback] = settled["handoffs"]
+    chat.release.set()
+    answer = await started
+    # The late answer does not overwrite what was settled: the start answers with it.
+    assert [h["id"] for h in answer["handoffs"]] == [fallback["id"]]
+    assert "gave up waiting" in answer["handoffs"][0]["fallbackReason"]
+    assert answer["contextText"] == fallback["summaryText"]
+    assert await events(cgql, thread, "handoff.summarized") == []
+
+
 async def test_a_start_cut_between_its_transactions_is_finished_by_a_replay(
     cgql: GraphQLClient, chat: ChatServer, clean_store: Store
 ) -> None:
