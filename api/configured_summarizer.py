@@ -73,10 +73,15 @@ class ConfiguredSummarizer:
         if task is None:
             task = asyncio.create_task(self._summarize(request))
             self._in_flight[request.key] = task
-            task.add_done_callback(lambda _: self._in_flight.pop(request.key, None))
+            task.add_done_callback(self._forget)
         # Shielded: a request that gives up (its client went away) does not cancel the
         # call another request with the same material waits for.
         return await asyncio.shield(task)
+
+    def _forget(self, done: asyncio.Task[SummaryResult]) -> None:
+        for key, task in list(self._in_flight.items()):
+            if task is done:
+                del self._in_flight[key]
 
     async def _summarize(self, request: SummaryRequest) -> SummaryResult:
         began = time.monotonic()
@@ -111,7 +116,7 @@ class ConfiguredSummarizer:
 
     async def _attempt(self, request: SummaryRequest) -> tuple[str | None, str | None]:
         headers = {"Accept": "application/json"}
-        if self._api_key is not None:
+        if self._api_key is not None and self._api_key.get_secret_value():
             headers["Authorization"] = f"Bearer {self._api_key.get_secret_value()}"
         cap = request.maxTokens * BYTES_PER_TOKEN + SLACK_BYTES
         try:

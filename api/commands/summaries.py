@@ -56,9 +56,7 @@ async def _as_now(
     gone = [h.id for h in outcome.handoffs if h.id not in known]
     if gone:  # replaced meanwhile (reportStartFailure): answer with what replaced them
         replaced = await repo.handoffs_by_ids(tx, caller.workspace, gone)
-        known |= {
-            ident: known.get(h.supersededById or "", h) for ident, h in replaced.items()
-        }
+        known |= {ident: known.get(h.supersededById or "", h) for ident, h in replaced.items()}
     run = state.lastRun if state.lastRun and state.lastRun.id == outcome.run.id else outcome.run
     pt = state.provider_thread(outcome.provider_thread.id) or outcome.provider_thread
     said = [summary_plans.written(node) for node in filled.values()]

@@ -10,6 +10,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +29,7 @@ from resolvers.run_plans import StartOutcome
 from resolvers.start import StartRequest
 from tests.conftest import GraphQLClient, make_app_client
 from tests.integration.chat_server import ANSWERING_MODEL, ChatServer, Mode, chat_server
-from tests.integration.helpers import run_once
+from tests.integration.helpers import As, run_once, tokens_file
 from tests.integration.seeded import read_only_graph
 from tests.integration.summaries import (
     FAIL_START,
@@ -170,6 +171,22 @@ async def test_the_same_material_is_summarised_once(cgql: GraphQLClient, chat: C
     await run_once(cgql, other, "codex", "one more step")
     await start(cgql, other, "claude", "CONFIGURED")
     assert chat.total == 2
+
+
+async def test_workspaces_share_no_summary(
+    clean_store: Store, chat: ChatServer, tmp_path: Path
+) -> None:
+    tokens = tokens_file(tmp_path, {"tok-a": ("a", "write"), "tok-b": ("b", "write")})
+    settings = configured(chat).model_copy(update={"tokens_file": tokens})
+    async with make_app_client(clean_store, settings) as http:
+        base = GraphQLClient(http)
+        for token in ("tok-a", "tok-b"):
+            gql = As(base, token)
+            [made] = (await start(gql, await codex_history(gql), "claude", "CONFIGURED"))[
+                "handoffs"
+            ]
+            assert made["cachedFrom"] is None and made["model"] == ANSWERING_MODEL
+    assert chat.total == 2  # the same material, paid for once per workspace
 
 
 async def test_a_fallback_is_not_cached(cgql: GraphQLClient, chat: ChatServer) -> None:
