@@ -32,7 +32,7 @@ from graph.models import (
     ThreadState,
     TransferNode,
 )
-from graph.plan import Change, WritePlan
+from graph.plan import Change, Receipt, WritePlan
 from graph.ranges import Ranges
 from graph.store import Row, Tx
 
@@ -154,18 +154,20 @@ async def states(
     *,
     lock: bool,
     related: bool = False,
+    points: bool = False,
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]] | None:
-    """The thread's state (its write lock taken first with `lock`, so concurrent writers
-    on one thread serialise, across API processes too) and, with `related`, the states of
-    its ancestors, of the sources of transfers waiting for it, and of `extra`."""
-    if lock and await tx.row("thread/lock", workspace=workspace, threadId=thread_id) is None:
-        return None
+    """The thread's state (its write lock taken first with `lock`) and, with `related`, the
+    states of its ancestors, of the sources of transfers waiting for it, and of `extra`;
+    with `points`, each state's latest completed and latest stable runs (source points).
+    A write statement either way: call it in a write transaction."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
         threadId=thread_id,
+        lock=lock,
         related=related,
+        points=points,
         extra=list(extra),
     )
     found = {state.thread.id: state for state in map(state_from, rows)}
@@ -316,8 +318,8 @@ async def threads_page(
 # ---- writes -----------------------------------------------------------------
 
 
-async def apply(tx: Tx, workspace: str, plan: WritePlan) -> None:
-    """Everything `plan` writes, in one statement."""
+async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None = None) -> None:
+    """Everything `plan` writes, and the command's receipt, in one statement."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for event in plan.events:
         groups.setdefault(event.threadId, []).append(
@@ -362,6 +364,7 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan) -> None:
         handoffChanges=_changes(plan.handoffChanges),
         transferChanges=_changes(plan.transferChanges),
         eventGroups=[{"threadId": t, "events": events} for t, events in groups.items()],
+        receipts=[props(receipt)] if receipt else [],
     )
 
 
@@ -371,23 +374,3 @@ def _changes(changes: Sequence[Change]) -> list[dict[str, Any]]:
 
 async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:
     return await tx.row("command/find", workspace=workspace, commandId=command_id)
-
-
-async def record_receipt(
-    tx: Tx,
-    workspace: str,
-    command_id: str,
-    mutation: str,
-    args_hash: str,
-    result: str,
-    at: datetime,
-) -> None:
-    await tx.rows(
-        "command/record",
-        workspace=workspace,
-        commandId=command_id,
-        mutation=mutation,
-        argsHash=args_hash,
-        result=result,
-        at=at,
-    )

@@ -11,7 +11,6 @@ from typing import TypeVar
 from graph import repo
 from graph.errors import not_found
 from graph.models import RunNode, ThreadState
-from graph.plan import WritePlan
 from graph.store import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
@@ -45,11 +44,17 @@ class Caller:
 
 
 async def locked(
-    tx: Tx, caller: Caller, thread_id: str, *, related: bool = False, extra: Sequence[str] = ()
+    tx: Tx,
+    caller: Caller,
+    thread_id: str,
+    *,
+    related: bool = False,
+    points: bool = False,
+    extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
     """The thread's state with its write lock taken (and the related threads' states)."""
     found = await repo.states(
-        tx, caller.workspace, thread_id, lock=True, related=related, extra=extra
+        tx, caller.workspace, thread_id, lock=True, related=related, points=points, extra=extra
     )
     if found is None:
         raise not_found("thread", thread_id)
@@ -70,7 +75,3 @@ async def decided(tx: Tx, caller: Caller, decide: Callable[[Content], T]) -> T:
             for thread, found in loaded
         )
     raise AssertionError("a decision kept asking for runs it was given")
-
-
-async def apply(tx: Tx, caller: Caller, plan: WritePlan) -> None:
-    await repo.apply(tx, caller.workspace, plan)
