@@ -25,6 +25,17 @@ from graph.store import Store, Tx
 T = TypeVar("T")
 
 
+# Building an adapter compiles a validator: once per result type, not per command.
+_adapters: dict[type[Any], TypeAdapter[Any]] = {}
+
+
+def _adapter(result_type: type[T]) -> TypeAdapter[T]:
+    found = _adapters.get(result_type)
+    if found is None:
+        found = _adapters[result_type] = TypeAdapter(result_type)
+    return found
+
+
 def args_hash(mutation: str, args: dict[str, Any]) -> str:
     canonical = json.dumps({"mutation": mutation, "args": args}, sort_keys=True, default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
@@ -53,7 +64,7 @@ async def run_once(
     fails on its way (the thread has moved on, or the receipt's uniqueness refuses it),
     its transaction rolls back, and only then is the receipt read and its answer replayed.
     """
-    adapter = TypeAdapter(result_type)
+    adapter = _adapter(result_type)
     digest = args_hash(mutation, args) if command_id else ""
 
     async def once(tx: Tx) -> T:

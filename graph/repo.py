@@ -150,29 +150,40 @@ def _plain(value: Any) -> Any:
 async def states(
     tx: Tx,
     workspace: str,
-    thread_id: str,
     *,
+    thread_id: str | None = None,
+    run_id: str | None = None,
+    provider_thread_id: str | None = None,
     lock: bool,
     related: bool = False,
     points: bool = False,
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]] | None:
-    """The thread's state (its write lock taken first with `lock`) and, with `related`, the
-    states of its ancestors, of the sources of transfers waiting for it, and of `extra`;
-    with `points`, each state's latest completed and latest stable runs (source points).
-    A write statement either way: call it in a write transaction."""
+    """The state of the thread named by its id, or by a run or provider thread on it (its
+    write lock taken first with `lock`), and, with `related`, the states of its
+    ancestors, of the sources of transfers waiting for it, and of `extra`; with `points`,
+    each state's latest completed and latest stable runs (source points). A write
+    statement either way: call it in a write transaction."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
         threadId=thread_id,
+        runId=run_id,
+        providerThreadId=provider_thread_id,
         lock=lock,
         related=related,
         points=points,
         extra=list(extra),
     )
-    found = {state.thread.id: state for state in map(state_from, rows)}
-    main = found.pop(thread_id, None)
-    return None if main is None else (main, found)
+    main: ThreadState | None = None
+    others: dict[str, ThreadState] = {}
+    for row in rows:
+        state = state_from(row)
+        if row["isMain"]:
+            main = state
+        else:
+            others[state.thread.id] = state
+    return None if main is None else (main, others)
 
 
 async def digests(
@@ -235,12 +246,6 @@ async def handoff_owner(
         return None
     transfer = transfer_from(row["transfer"]) if row["transfer"] else None
     return str(row["threadId"]), handoff_from(row["handoff"]), transfer
-
-
-async def thread_of(tx: Tx, query: str, workspace: str, **ident: str) -> str | None:
-    """The id of the thread owning a run, provider thread or handoff."""
-    row = await tx.row(query, workspace=workspace, **ident)
-    return None if row is None else str(row["threadId"])
 
 
 async def grouped(

@@ -46,18 +46,33 @@ class Caller:
 async def locked(
     tx: Tx,
     caller: Caller,
-    thread_id: str,
+    thread_id: str | None = None,
     *,
+    run_id: str | None = None,
+    provider_thread_id: str | None = None,
     related: bool = False,
     points: bool = False,
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
-    """The thread's state with its write lock taken (and the related threads' states)."""
+    """The state of the thread named by its id, or by a run or provider thread on it, with
+    its write lock taken (and the related threads' states)."""
     found = await repo.states(
-        tx, caller.workspace, thread_id, lock=True, related=related, points=points, extra=extra
+        tx,
+        caller.workspace,
+        thread_id=thread_id,
+        run_id=run_id,
+        provider_thread_id=provider_thread_id,
+        lock=True,
+        related=related,
+        points=points,
+        extra=extra,
     )
     if found is None:
-        raise not_found("thread", thread_id)
+        if run_id is not None:
+            raise not_found("run", run_id)
+        if provider_thread_id is not None:
+            raise not_found("provider thread", provider_thread_id)
+        raise not_found("thread", thread_id or "")
     return found
 
 

@@ -54,7 +54,7 @@ async def explain_start(
     tx: Tx, caller: Caller, thread_id: str, request: StartRequest
 ) -> tuple[StartDecision, ThreadState]:
     """The decision startRun would take now; nothing is locked or written."""
-    found = await repo.states(tx, caller.workspace, thread_id, lock=False, related=True)
+    found = await repo.states(tx, caller.workspace, thread_id=thread_id, lock=False, related=True)
     if found is None:
         raise not_found("thread", thread_id)
     state, related = found
@@ -103,12 +103,7 @@ async def _decision(
 async def attach_native_thread(
     tx: Tx, caller: Caller, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
 ) -> Written[ProviderThreadNode]:
-    thread_id = await repo.thread_of(
-        tx, "provider_thread/thread_of", caller.workspace, providerThreadId=provider_thread_id
-    )
-    if thread_id is None:
-        raise not_found("provider thread", provider_thread_id)
-    state, _ = await locked(tx, caller, thread_id)
+    state, _ = await locked(tx, caller, provider_thread_id=provider_thread_id)
     pt = state.provider_thread(provider_thread_id)
     if pt is None:
         raise not_found("provider thread", provider_thread_id)
@@ -162,12 +157,11 @@ async def run_in_progress(
     tx: Tx, caller: Caller, run_id: str, verb: str, *, related: bool, points: bool = False
 ) -> tuple[ThreadState, dict[str, ThreadState], RunNode]:
     """The run's thread, locked, and the run, which must be in progress."""
-    owner = await repo.run_owner(tx, caller.workspace, run_id)
-    if owner is None:
-        raise not_found("run", run_id)
-    state, others = await locked(tx, caller, owner[0], related=related, points=points)
+    state, others = await locked(tx, caller, run_id=run_id, related=related, points=points)
     run = state.lastRun if state.lastRun and state.lastRun.id == run_id else None
-    if run is None:
-        fresh = await repo.run_owner(tx, caller.workspace, run_id)  # after the lock
-        run = fresh[1] if fresh else owner[1]
+    if run is None:  # not the latest run, so not in progress: read it for the error
+        owner = await repo.run_owner(tx, caller.workspace, run_id)
+        if owner is None:
+            raise not_found("run", run_id)
+        run = owner[1]
     return state, others, run_plans.in_progress(state, run, verb)

@@ -4,7 +4,16 @@
 // on threads and provider threads. With $lock, the thread's write lock is taken first, so
 // concurrent writers on one thread serialise (several API processes share one Neo4j); the
 // statement is then a write, so it always runs in a write transaction.
-MATCH (main:Thread {id: $threadId, workspace: $workspace})
+// The thread is named by its id, or by a run or provider thread on it (the others null).
+CALL () {
+  MATCH (t:Thread {id: $threadId, workspace: $workspace}) RETURN t
+  UNION
+  MATCH (t:Thread)-[:HAS_RUN]->(:Run {id: $runId, workspace: $workspace}) RETURN t
+  UNION
+  MATCH (t:Thread)-[:HAS_PROVIDER_THREAD]->(:ProviderThread {id: $providerThreadId, workspace: $workspace})
+  RETURN t
+}
+WITH t AS main
 CALL (main) {
   WITH main WHERE $lock
   SET main.version = coalesce(main.version, 0) + 1
@@ -19,10 +28,10 @@ WITH main, CASE WHEN $related THEN
     } + $extra
   ELSE [] END AS relatedIds
 UNWIND [main.id] + [id IN relatedIds WHERE id <> main.id] AS threadId
-WITH DISTINCT threadId
+WITH DISTINCT main.id AS mainId, threadId
 MATCH (t:Thread {id: threadId, workspace: $workspace})
 OPTIONAL MATCH (last:Run {workspace: $workspace, threadId: t.id, ordinal: t.lastOrdinal})
-RETURN t {.*} AS thread,
+RETURN t.id = mainId AS isMain, t {.*} AS thread,
   CASE WHEN last IS NULL THEN null ELSE last {.*,
     checkpoint: COLLECT { MATCH (last)-[:HAS_CHECKPOINT]->(c:Checkpoint) RETURN c {.*} }[0],
     consumedHandoffIds: COLLECT { MATCH (last)-[:CONSUMED]->(h:ContextHandoff) RETURN h.id }
