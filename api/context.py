@@ -11,6 +11,7 @@ from api.auth import Principal
 from api.auth import Scope as Access
 from api.commands.caller import Caller
 from api.loaders import Loaders
+from api.receipts import Written
 from api.services import Services
 from api.settings import Settings
 from graph.errors import ThreadlineError
@@ -75,9 +76,10 @@ class Context:
         args: dict[str, Any],
         command_id: str | None,
         result_type: type[T],
-        work: Callable[[Tx, Caller], Awaitable[T]],
+        work: Callable[[Tx, Caller], Awaitable[Written[T]]],
     ) -> T:
-        """Run a command in one write transaction, at most once per commandId."""
+        """Run a command and write its plan in one write transaction, at most once per
+        commandId."""
         caller = self.caller
         return await receipts.run_once(
             self.store,
@@ -89,9 +91,12 @@ class Context:
             lambda tx: work(tx, caller),
         )
 
-    async def read(self, work: Callable[[Tx, Caller], Awaitable[T]]) -> T:
+    async def examine(self, work: Callable[[Tx, Caller], Awaitable[T]]) -> T:
+        """A dry run over a thread's state. The state statement can take the thread's lock,
+        which makes it a write statement: this is a write transaction that writes nothing,
+        so it is safe to retry."""
         caller = self.caller
-        return await self.store.read(lambda tx: work(tx, caller))
+        return await self.store.write(lambda tx: work(tx, caller), idempotent=True)
 
     def authorize(self, needed: Access) -> None:
         """Raise UNAUTHENTICATED or FORBIDDEN unless the caller may do this."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import lru_cache
 
 from cross_web import HTTPException
 from graphql import GraphQLError, OperationDefinitionNode, parse
@@ -84,11 +85,17 @@ def unnamed_choice(query: str | None, operation_name: str | None, max_tokens: in
     spec's request error), else None. Unparsable documents are left to the executor."""
     if operation_name is not None or not query:
         return None
-    try:
-        document = parse(query, no_location=True, max_tokens=max_tokens)
-    except GraphQLError:
-        return None
-    count = sum(isinstance(d, OperationDefinitionNode) for d in document.definitions)
+    count = _operations(query, max_tokens)
     if count < 2:
         return None
     return f"The document has {count} operations; name the one to run in `operationName`."
+
+
+@lru_cache(maxsize=512)
+def _operations(query: str, max_tokens: int) -> int:
+    """How many operations the document has (0 when it does not parse); kept per text."""
+    try:
+        document = parse(query, no_location=True, max_tokens=max_tokens)
+    except GraphQLError:
+        return 0
+    return sum(isinstance(d, OperationDefinitionNode) for d in document.definitions)

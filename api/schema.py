@@ -9,11 +9,14 @@ from datetime import datetime
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import (
+    AddValidationRules,
     DisableIntrospection,
     MaxAliasesLimiter,
     MaxTokensLimiter,
+    ParserCache,
     QueryDepthLimiter,
     SchemaExtension,
+    ValidationCache,
 )
 from strawberry.scalars import JSON
 from strawberry.tools import merge_types
@@ -40,6 +43,7 @@ from resolvers.run_plans import StartOutcome
 from resolvers.start import StartDecision, StartRequest
 
 Info = t.Info
+DOCUMENT_CACHE = 512  # distinct query texts kept parsed and validated
 
 
 @strawberry.input
@@ -177,7 +181,7 @@ class Query:
         async def explain(tx: Tx, caller: Caller) -> tuple[StartDecision, ThreadState]:
             return await runs.explain_start(tx, caller, thread_id, request)
 
-        decision, state = await info.context.read(explain)
+        decision, state = await info.context.examine(explain)
         pt = decision.providerThread
         return t.StartContextPlan(
             strategy=decision.strategy,
@@ -516,16 +520,26 @@ class ThreadlineSchema(strawberry.Schema):
 def build_schema(
     settings: Settings, extra: Sequence[Callable[[], SchemaExtension]] = ()
 ) -> strawberry.Schema:
-    """The schema with our limits and error masking; extensions are built per request."""
+    """The schema with our limits and error masking; extensions are built per request.
+
+    Documents are parsed and validated once per text (Strawberry's caches). The depth and
+    alias rules are made once here, so the validation cache, which is keyed by the rules
+    too, is hit by every request with a text it has seen.
+    """
+    limit_rules = [
+        *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+    ]
     extensions: list[Callable[[], SchemaExtension]] = [
         deadline_extension(settings),
         CodedErrors,
         Access,
         SubscriptionsOverWebsocket,
         limits_extension(settings),
-        lambda: QueryDepthLimiter(max_depth=settings.max_query_depth),
         lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
-        lambda: MaxAliasesLimiter(max_alias_count=settings.max_aliases),
+        lambda: ParserCache(maxsize=DOCUMENT_CACHE),
+        lambda: AddValidationRules(limit_rules),
+        lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
         cost_limit_extension(settings),
         *extra,
     ]

@@ -92,6 +92,16 @@ class NewEvent(Node):
     payload: dict[str, Any] | None = None
 
 
+class Receipt(Node):
+    """A command with a commandId: what it was and what it answered (JSON)."""
+
+    commandId: str
+    mutation: str
+    argsHash: str
+    result: str
+    createdAt: datetime
+
+
 class WritePlan(Node):
     threads: list[NewThread] = Field(default_factory=list)
     providerThreads: list[ProviderThreadNode] = Field(default_factory=list)

@@ -32,7 +32,7 @@ from graph.models import (
     ThreadState,
     TransferNode,
 )
-from graph.plan import Change, WritePlan
+from graph.plan import Change, Receipt, WritePlan
 from graph.ranges import Ranges
 from graph.store import Row, Tx
 
@@ -150,27 +150,40 @@ def _plain(value: Any) -> Any:
 async def states(
     tx: Tx,
     workspace: str,
-    thread_id: str,
     *,
+    thread_id: str | None = None,
+    run_id: str | None = None,
+    provider_thread_id: str | None = None,
     lock: bool,
     related: bool = False,
+    points: bool = False,
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]] | None:
-    """The thread's state (its write lock taken first with `lock`, so concurrent writers
-    on one thread serialise, across API processes too) and, with `related`, the states of
-    its ancestors, of the sources of transfers waiting for it, and of `extra`."""
-    if lock and await tx.row("thread/lock", workspace=workspace, threadId=thread_id) is None:
-        return None
+    """The state of the thread named by its id, or by a run or provider thread on it (its
+    write lock taken first with `lock`), and, with `related`, the states of its
+    ancestors, of the sources of transfers waiting for it, and of `extra`; with `points`,
+    each state's latest completed and latest stable runs (source points). A write
+    statement either way: call it in a write transaction."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
         threadId=thread_id,
+        runId=run_id,
+        providerThreadId=provider_thread_id,
+        lock=lock,
         related=related,
+        points=points,
         extra=list(extra),
     )
-    found = {state.thread.id: state for state in map(state_from, rows)}
-    main = found.pop(thread_id, None)
-    return None if main is None else (main, found)
+    main: ThreadState | None = None
+    others: dict[str, ThreadState] = {}
+    for row in rows:
+        state = state_from(row)
+        if row["isMain"]:
+            main = state
+        else:
+            others[state.thread.id] = state
+    return None if main is None else (main, others)
 
 
 async def digests(
@@ -244,12 +257,6 @@ async def summaries_by_key(tx: Tx, workspace: str, keys: Sequence[str]) -> dict[
 async def handoffs_by_ids(tx: Tx, workspace: str, ids: Sequence[str]) -> dict[str, HandoffNode]:
     rows = await tx.rows("handoff/by_ids", workspace=workspace, ids=list(ids))
     return {row["key"]: handoff_from(row["value"]) for row in rows}
-
-
-async def thread_of(tx: Tx, query: str, workspace: str, **ident: str) -> str | None:
-    """The id of the thread owning a run, provider thread or handoff."""
-    row = await tx.row(query, workspace=workspace, **ident)
-    return None if row is None else str(row["threadId"])
 
 
 async def grouped(
@@ -327,8 +334,8 @@ async def threads_page(
 # ---- writes -----------------------------------------------------------------
 
 
-async def apply(tx: Tx, workspace: str, plan: WritePlan) -> None:
-    """Everything `plan` writes, in one statement."""
+async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None = None) -> None:
+    """Everything `plan` writes, and the command's receipt, in one statement."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for event in plan.events:
         groups.setdefault(event.threadId, []).append(
@@ -373,6 +380,7 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan) -> None:
         handoffChanges=_changes(plan.handoffChanges),
         transferChanges=_changes(plan.transferChanges),
         eventGroups=[{"threadId": t, "events": events} for t, events in groups.items()],
+        receipts=[props(receipt)] if receipt else [],
     )
 
 
@@ -386,23 +394,3 @@ async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:
 
 async def rewrite_receipt(tx: Tx, workspace: str, command_id: str, result: str) -> None:
     await tx.rows("command/rewrite", workspace=workspace, commandId=command_id, result=result)
-
-
-async def record_receipt(
-    tx: Tx,
-    workspace: str,
-    command_id: str,
-    mutation: str,
-    args_hash: str,
-    result: str,
-    at: datetime,
-) -> None:
-    await tx.rows(
-        "command/record",
-        workspace=workspace,
-        commandId=command_id,
-        mutation=mutation,
-        argsHash=args_hash,
-        result=result,
-        at=at,
-    )

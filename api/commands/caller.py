@@ -12,7 +12,6 @@ from typing import TypeVar
 from graph import repo
 from graph.errors import not_found
 from graph.models import HandoffNode, RunNode, ThreadState
-from graph.plan import WritePlan
 from graph.store import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
@@ -48,14 +47,35 @@ class Caller:
 
 
 async def locked(
-    tx: Tx, caller: Caller, thread_id: str, *, related: bool = False, extra: Sequence[str] = ()
+    tx: Tx,
+    caller: Caller,
+    thread_id: str | None = None,
+    *,
+    run_id: str | None = None,
+    provider_thread_id: str | None = None,
+    related: bool = False,
+    points: bool = False,
+    extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
-    """The thread's state with its write lock taken (and the related threads' states)."""
+    """The state of the thread named by its id, or by a run or provider thread on it, with
+    its write lock taken (and the related threads' states)."""
     found = await repo.states(
-        tx, caller.workspace, thread_id, lock=True, related=related, extra=extra
+        tx,
+        caller.workspace,
+        thread_id=thread_id,
+        run_id=run_id,
+        provider_thread_id=provider_thread_id,
+        lock=True,
+        related=related,
+        points=points,
+        extra=extra,
     )
     if found is None:
-        raise not_found("thread", thread_id)
+        if run_id is not None:
+            raise not_found("run", run_id)
+        if provider_thread_id is not None:
+            raise not_found("provider thread", provider_thread_id)
+        raise not_found("thread", thread_id or "")
     return found
 
 
@@ -73,10 +93,6 @@ async def decided(tx: Tx, caller: Caller, decide: Callable[[Content], T]) -> T:
             for thread, found in loaded
         )
     raise AssertionError("a decision kept asking for runs it was given")
-
-
-async def apply(tx: Tx, caller: Caller, plan: WritePlan) -> None:
-    await repo.apply(tx, caller.workspace, plan)
 
 
 async def cached_summaries(

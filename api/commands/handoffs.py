@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from api.commands.caller import Caller, apply, decided, locked
+from api.commands.caller import Caller, decided, locked
+from api.receipts import Written
 from graph import repo
 from graph.errors import not_found
 from graph.models import HandoffNode, ThreadState, TransferNode
@@ -11,7 +12,7 @@ from graph.store import Tx
 from resolvers import handoff_plans, transfers
 
 
-async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> str:
+async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written[str]:
     state, related, handoff, transfer = await _handoff(tx, caller, handoff_id)
     provider = caller.providers.get(handoff_plans.target_of(handoff, state).provider)
     plan = await decided(
@@ -29,13 +30,12 @@ async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> str:
         handoff_plans.regenerated(handoff, plan.generationMs),
         EventType.HANDOFF_REGENERATED,
     )
-    await apply(tx, caller, draft.build())
-    return ident
+    return Written(ident, draft.build())
 
 
 async def submit_handoff_summary(
     tx: Tx, caller: Caller, handoff_id: str, summary_text: str, created_by_provider: str
-) -> str:
+) -> Written[str]:
     caller.providers.get(created_by_provider)
     state, _, handoff, _ = await _handoff(tx, caller, handoff_id)
     target_pt = handoff_plans.target_of(handoff, state)
@@ -50,8 +50,7 @@ async def submit_handoff_summary(
         handoff_plans.submitted(handoff, target_pt, created_by_provider, draft.at),
         EventType.HANDOFF_SUBMITTED,
     )
-    await apply(tx, caller, draft.build())
-    return ident
+    return Written(ident, draft.build())
 
 
 async def _handoff(

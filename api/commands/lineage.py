@@ -3,8 +3,9 @@ on one family never wait on each other in opposite orders."""
 
 from __future__ import annotations
 
-from api.commands.caller import Caller, apply, locked
+from api.commands.caller import Caller, locked
 from api.commands.runs import run_in_progress
+from api.receipts import Written
 from graph import repo
 from graph.models import RunNode, ThreadNode, TransferNode
 from graph.store import Tx
@@ -19,16 +20,15 @@ async def fork_thread(
     checkpoint_id: str | None,
     latest_stable: bool,
     title: str | None,
-) -> ThreadNode:
-    source, _ = await locked(tx, caller, source_thread_id)
+) -> Written[ThreadNode]:
+    source, _ = await locked(tx, caller, source_thread_id, points=True)
     chosen = await _named_run(tx, caller, source_thread_id, run_id, checkpoint_id)
     run, at_checkpoint = transfers.fork_source_run(
         source, chosen, run_id, checkpoint_id, latest_stable
     )
     draft = caller.draft()
     child = lineage_plans.fork(draft, source, run, at_checkpoint, title)
-    await apply(tx, caller, draft.build())
-    return child
+    return Written(child, draft.build())
 
 
 async def _named_run(
@@ -40,47 +40,43 @@ async def _named_run(
     return await repo.named_run(tx, caller.workspace, thread_id, run_id, checkpoint_id)
 
 
-async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> TransferNode:
-    fork, _ = await locked(tx, caller, fork_thread_id)
+async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> Written[TransferNode]:
+    fork, _ = await locked(tx, caller, fork_thread_id, points=True)
     transfers.merge_back_points(fork)  # refuse before locking the parent
     parent, _ = await locked(tx, caller, fork.thread.parentId or "")
     draft = caller.draft()
     transfer = lineage_plans.merge_back(draft, fork, parent)
-    await apply(tx, caller, draft.build())
-    return transfer
+    return Written(transfer, draft.build())
 
 
 async def spawn_subagent(
     tx: Tx, caller: Caller, parent_run_id: str, task: str, provider: str | None
-) -> ThreadNode:
+) -> Written[ThreadNode]:
     parent, _, run = await run_in_progress(
-        tx, caller, parent_run_id, "spawn a subagent", related=False
+        tx, caller, parent_run_id, "spawn a subagent", related=False, points=True
     )
     draft = caller.draft()
     child = lineage_plans.spawn_subagent(draft, parent, run, task, provider)
-    await apply(tx, caller, draft.build())
-    return child
+    return Written(child, draft.build())
 
 
 async def record_native_subagent(
     tx: Tx, caller: Caller, parent_run_id: str, provider: str, native_ref: str, title: str | None
-) -> ThreadNode:
+) -> Written[ThreadNode]:
     parent, _, run = await run_in_progress(
-        tx, caller, parent_run_id, "record a subagent", related=False
+        tx, caller, parent_run_id, "record a subagent", related=False, points=True
     )
     draft = caller.draft()
     child = lineage_plans.record_native_subagent(draft, parent, run, provider, native_ref, title)
-    await apply(tx, caller, draft.build())
-    return child
+    return Written(child, draft.build())
 
 
 async def complete_subagent(
     tx: Tx, caller: Caller, child_thread_id: str, result: str
-) -> TransferNode:
-    child, _ = await locked(tx, caller, child_thread_id)
+) -> Written[TransferNode]:
+    child, _ = await locked(tx, caller, child_thread_id, points=True)
     transfers.require_subagent(child)
     parent, _ = await locked(tx, caller, child.thread.parentId or "")
     draft = caller.draft()
     transfer = lineage_plans.complete_subagent(draft, child, parent, result)
-    await apply(tx, caller, draft.build())
-    return transfer
+    return Written(transfer, draft.build())

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from api.commands.caller import Caller, apply, cached_summaries, decided, locked
+from api.commands.caller import Caller, cached_summaries, decided, locked
+from api.receipts import Written
 from graph import repo
 from graph.errors import not_found
 from graph.models import (
@@ -27,19 +28,19 @@ from resolvers.run_plans import StartOutcome
 from resolvers.start import StartDecision, StartRequest, decide_start
 
 
-async def create_thread(tx: Tx, caller: Caller, title: str | None, ident: str | None) -> ThreadNode:
+async def create_thread(
+    tx: Tx, caller: Caller, title: str | None, ident: str | None
+) -> Written[ThreadNode]:
     draft = caller.draft()
     thread = run_plans.create_thread(draft, caller.workspace, title, ident)
-    await apply(tx, caller, draft.build())
-    return thread
+    return Written(thread, draft.build())
 
 
-async def request_clean_context(tx: Tx, caller: Caller, thread_id: str) -> str:
+async def request_clean_context(tx: Tx, caller: Caller, thread_id: str) -> Written[str]:
     state, _ = await locked(tx, caller, thread_id)
     draft = caller.draft()
     run_plans.request_clean_context(draft, state)
-    await apply(tx, caller, draft.build())
-    return thread_id
+    return Written(thread_id, draft.build())
 
 
 async def start_run(
@@ -48,17 +49,11 @@ async def start_run(
     thread_id: str,
     request: StartRequest,
     asked: SummarySource | None = None,
-) -> StartOutcome:
+) -> Written[StartOutcome]:
     """`asked`: the summary source the call names (else the provider's, else the default)."""
     state, related = await locked(tx, caller, thread_id, related=True)
     source = _source(caller, asked, caller.providers.get(request.provider))
-    decision = await decided(
-        tx,
-        caller,
-        lambda content: decide_start(
-            state, request, caller.providers, caller.policy, content, threads=related
-        ),
-    )
+    decision = await _decision(tx, caller, state, related, request)
     assignments = summary_sources.assign(
         decision.handoffs,
         source,
@@ -71,8 +66,7 @@ async def start_run(
     outcome = run_plans.start(
         draft, state, request, decision, assignments=assignments, cached=cached
     )
-    await apply(tx, caller, draft.build())
-    return outcome
+    return Written(outcome, draft.build())
 
 
 def _source(
@@ -87,23 +81,16 @@ async def explain_start(
     tx: Tx, caller: Caller, thread_id: str, request: StartRequest
 ) -> tuple[StartDecision, ThreadState]:
     """The decision startRun would take now; nothing is locked or written."""
-    found = await repo.states(tx, caller.workspace, thread_id, lock=False, related=True)
+    found = await repo.states(tx, caller.workspace, thread_id=thread_id, lock=False, related=True)
     if found is None:
         raise not_found("thread", thread_id)
     state, related = found
-    decision = await decided(
-        tx,
-        caller,
-        lambda content: decide_start(
-            state, request, caller.providers, caller.policy, content, threads=related
-        ),
-    )
-    return decision, state
+    return await _decision(tx, caller, state, related, request), state
 
 
 async def report_start_failure(
     tx: Tx, caller: Caller, run_id: str, reason: str, asked: SummarySource | None = None
-) -> StartOutcome:
+) -> Written[StartOutcome]:
     """The provider action failed: the run moves to a new provider thread. While the run
     still waits for a summary, the summary failed instead (`_summary_failed`)."""
     state, related, run = await run_in_progress(
@@ -117,13 +104,7 @@ async def report_start_failure(
     request = StartRequest(
         provider=run.provider, input=run.input, model=run.model, runtimeMode=run.runtimeMode
     )
-    decision = await decided(
-        tx,
-        caller,
-        lambda content: decide_start(
-            state, request, caller.providers, caller.policy, content, restart=run, threads=related
-        ),
-    )
+    decision = await _decision(tx, caller, state, related, request, restart=run)
     assignments = summary_sources.assign(
         decision.handoffs, source, provider, {state.thread.id: state, **related}, caller.summaries
     )
@@ -139,8 +120,7 @@ async def report_start_failure(
         assignments=assignments,
         cached=cached,
     )
-    await apply(tx, caller, draft.build())
-    return outcome
+    return Written(outcome, draft.build())
 
 
 async def _summary_failed(
@@ -152,7 +132,7 @@ async def _summary_failed(
     pending: list[HandoffNode],
     reason: str,
     asked: SummarySource | None,
-) -> StartOutcome:
+) -> Written[StartOutcome]:
     """New handoffs for the ones whose summary failed: the local summary, unless the call
     asks another provider or the configured summarizer to try."""
     source = asked if asked is not None else SummarySource.LOCAL
@@ -175,26 +155,43 @@ async def _summary_failed(
     outcome = summary_failures.summary_failed(
         draft, state, related, run, pending, replans, assignments, cached, reason, provider
     )
-    await apply(tx, caller, draft.build())
-    return outcome
+    return Written(outcome, draft.build())
+
+
+async def _decision(
+    tx: Tx,
+    caller: Caller,
+    state: ThreadState,
+    related: dict[str, ThreadState],
+    request: StartRequest,
+    restart: RunNode | None = None,
+) -> StartDecision:
+    """decide_start, with the run content it asks for loaded."""
+    return await decided(
+        tx,
+        caller,
+        lambda content: decide_start(
+            state,
+            request,
+            caller.providers,
+            caller.policy,
+            content,
+            restart=restart,
+            threads=related,
+        ),
+    )
 
 
 async def attach_native_thread(
     tx: Tx, caller: Caller, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
-) -> ProviderThreadNode:
-    thread_id = await repo.thread_of(
-        tx, "provider_thread/thread_of", caller.workspace, providerThreadId=provider_thread_id
-    )
-    if thread_id is None:
-        raise not_found("provider thread", provider_thread_id)
-    state, _ = await locked(tx, caller, thread_id)
+) -> Written[ProviderThreadNode]:
+    state, _ = await locked(tx, caller, provider_thread_id=provider_thread_id)
     pt = state.provider_thread(provider_thread_id)
     if pt is None:
         raise not_found("provider thread", provider_thread_id)
     draft = caller.draft()
     attached = run_plans.attach(draft, state, pt, native_ref, history_mode)
-    await apply(tx, caller, draft.build())
-    return attached
+    return Written(attached, draft.build())
 
 
 async def complete_run(
@@ -205,27 +202,25 @@ async def complete_run(
     items: Sequence[RunItem],
     checkpoint_ref: str | None,
     diff_summary: Sequence[FileDiffStat] | None,
-) -> RunNode:
+) -> Written[RunNode]:
     state, _, run = await run_in_progress(tx, caller, run_id, "complete", related=False)
     draft = caller.draft()
     done = run_plans.complete(
         draft, state, run, native_turn_ref, items, checkpoint_ref, diff_summary
     )
-    await apply(tx, caller, draft.build())
-    return done
+    return Written(done, draft.build())
 
 
-async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> RunNode:
+async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> Written[RunNode]:
     state, _, run = await run_in_progress(tx, caller, run_id, "fail", related=False)
     draft = caller.draft()
     failed = run_plans.fail(draft, state, run, reason)
-    await apply(tx, caller, draft.build())
-    return failed
+    return Written(failed, draft.build())
 
 
 async def rollback_thread(
     tx: Tx, caller: Caller, thread_id: str, to_ordinal: int
-) -> rollbacks.RollbackDecision:
+) -> Written[rollbacks.RollbackDecision]:
     state, _ = await locked(tx, caller, thread_id)
     rollbacks.check_rollback(state, to_ordinal)
     runs, affected = await repo.rollback_inputs(tx, caller.workspace, thread_id, to_ordinal)
@@ -237,20 +232,18 @@ async def rollback_thread(
     decision = rollbacks.decide_rollback(state, inputs, caller.providers)
     draft = caller.draft()
     run_plans.rollback(draft, state, decision, to_ordinal)
-    await apply(tx, caller, draft.build())
-    return decision
+    return Written(decision, draft.build())
 
 
 async def run_in_progress(
-    tx: Tx, caller: Caller, run_id: str, verb: str, *, related: bool
+    tx: Tx, caller: Caller, run_id: str, verb: str, *, related: bool, points: bool = False
 ) -> tuple[ThreadState, dict[str, ThreadState], RunNode]:
     """The run's thread, locked, and the run, which must be in progress."""
-    owner = await repo.run_owner(tx, caller.workspace, run_id)
-    if owner is None:
-        raise not_found("run", run_id)
-    state, others = await locked(tx, caller, owner[0], related=related)
+    state, others = await locked(tx, caller, run_id=run_id, related=related, points=points)
     run = state.lastRun if state.lastRun and state.lastRun.id == run_id else None
-    if run is None:
-        fresh = await repo.run_owner(tx, caller.workspace, run_id)  # after the lock
-        run = fresh[1] if fresh else owner[1]
+    if run is None:  # not the latest run, so not in progress: read it for the error
+        owner = await repo.run_owner(tx, caller.workspace, run_id)
+        if owner is None:
+            raise not_found("run", run_id)
+        run = owner[1]
     return state, others, run_plans.in_progress(state, run, verb)

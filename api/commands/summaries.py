@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from api import receipts
-from api.commands.caller import Caller, apply, locked
+from api.commands.caller import Caller, locked
 from graph import repo
 from graph.models import HandoffNode, ThreadState
 from graph.store import Tx
@@ -36,7 +36,7 @@ async def store_summaries(
         if node is not None:
             filled[node.id] = node
     summary_plans.settle(draft, state, outcome.run.id, set(filled))
-    await apply(tx, caller, draft.build())
+    await repo.apply(tx, caller.workspace, draft.build())
     answer = await _as_now(tx, caller, state, draft, outcome, filled)
     if command_id is not None:
         await receipts.rewrite(tx, caller.workspace, command_id, answer)

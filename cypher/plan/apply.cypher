@@ -1,7 +1,8 @@
 // Writes a whole write plan (graph/plan.py) in one statement, in this order: new threads
 // (with their lineage edge), provider threads, handoffs, runs, moved runs, run content,
-// transfers, property changes, events. Every value is the plan's; the edges follow from
-// the ids it names.
+// transfers, property changes, events, and the command's receipt when it has a commandId
+// (unique per workspace: a concurrent duplicate fails here and its transaction rolls
+// back). Every value is the plan's; the edges follow from the ids it names.
 CALL () {
   UNWIND $threads AS row
   CREATE (t:Thread)
@@ -173,5 +174,10 @@ CALL () {
   CREATE (t)-[:HAS_EVENT]->(e)
   WITH t, max(e.seq) AS last
   SET t.eventSeq = last
+}
+CALL () {
+  UNWIND $receipts AS receipt
+  CREATE (c:CommandReceipt)
+  SET c = receipt, c.workspace = $workspace
 }
 RETURN true AS applied

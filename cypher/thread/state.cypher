@@ -1,8 +1,23 @@
 // The state decisions on a thread read (graph.models.ThreadState), for the thread and,
 // with $related, its ancestors and the sources of transfers waiting for it. Bounded
 // whatever the thread's length: runs appear only as the latest ones and as ranges kept
-// on threads and provider threads. Commands take the thread's lock (thread/lock) first.
-MATCH (main:Thread {id: $threadId, workspace: $workspace})
+// on threads and provider threads. With $lock, the thread's write lock is taken first, so
+// concurrent writers on one thread serialise (several API processes share one Neo4j); the
+// statement is then a write, so it always runs in a write transaction.
+// The thread is named by its id, or by a run or provider thread on it (the others null).
+CALL () {
+  MATCH (t:Thread {id: $threadId, workspace: $workspace}) RETURN t
+  UNION
+  MATCH (t:Thread)-[:HAS_RUN]->(:Run {id: $runId, workspace: $workspace}) RETURN t
+  UNION
+  MATCH (t:Thread)-[:HAS_PROVIDER_THREAD]->(:ProviderThread {id: $providerThreadId, workspace: $workspace})
+  RETURN t
+}
+WITH t AS main
+CALL (main) {
+  WITH main WHERE $lock
+  SET main.version = coalesce(main.version, 0) + 1
+}
 OPTIONAL MATCH (busy:Run {workspace: $workspace, threadId: main.id, ordinal: main.lastOrdinal})
 WITH main, CASE WHEN $related THEN
     COLLECT { MATCH (a:Thread)-[:FORK|SUBAGENT*1..100]->(main) RETURN a.id } +
@@ -13,10 +28,10 @@ WITH main, CASE WHEN $related THEN
     } + $extra
   ELSE [] END AS relatedIds
 UNWIND [main.id] + [id IN relatedIds WHERE id <> main.id] AS threadId
-WITH DISTINCT threadId
+WITH DISTINCT main.id AS mainId, threadId
 MATCH (t:Thread {id: threadId, workspace: $workspace})
 OPTIONAL MATCH (last:Run {workspace: $workspace, threadId: t.id, ordinal: t.lastOrdinal})
-RETURN t {.*} AS thread,
+RETURN t.id = mainId AS isMain, t {.*} AS thread,
   CASE WHEN last IS NULL THEN null ELSE last {.*,
     checkpoint: COLLECT { MATCH (last)-[:HAS_CHECKPOINT]->(c:Checkpoint) RETURN c {.*} }[0],
     consumedHandoffIds: COLLECT { MATCH (last)-[:CONSUMED]->(h:ContextHandoff) RETURN h.id }
@@ -49,15 +64,23 @@ RETURN t {.*} AS thread,
     WHERE x.status = 'PENDING'
     RETURN x {.*} ORDER BY x.createdAt, x.id
   } AS outgoingTransfers,
-  COLLECT {
-    MATCH (r:Run {workspace: $workspace, threadId: t.id})
+  // The latest completed run (and the latest with a checkpoint), walking back from the
+  // latest ordinal: a few index seeks, not a scan of the thread's runs. Only lineage
+  // commands need them ($points).
+  CASE WHEN $points THEN COLLECT {
+    UNWIND range(t.lastOrdinal, 1, -1) AS ordinal
+    MATCH (r:Run {workspace: $workspace, threadId: t.id, ordinal: ordinal})
     WHERE r.status = 'COMPLETED'
+    WITH r LIMIT 1
     RETURN r {.*,
       checkpoint: COLLECT { MATCH (r)-[:HAS_CHECKPOINT]->(c:Checkpoint) RETURN c {.*} }[0]
-    } ORDER BY r.ordinal DESC LIMIT 1
-  } AS latestCompleted,
-  COLLECT {
-    MATCH (r:Run {workspace: $workspace, threadId: t.id})-[:HAS_CHECKPOINT]->(c:Checkpoint)
+    }
+  } ELSE [] END AS latestCompleted,
+  CASE WHEN $points THEN COLLECT {
+    UNWIND range(t.lastOrdinal, 1, -1) AS ordinal
+    MATCH (r:Run {workspace: $workspace, threadId: t.id, ordinal: ordinal})
+          -[:HAS_CHECKPOINT]->(c:Checkpoint)
     WHERE r.status = 'COMPLETED'
-    RETURN r {.*, checkpoint: c {.*}} ORDER BY r.ordinal DESC LIMIT 1
-  } AS latestStable
+    WITH r, c LIMIT 1
+    RETURN r {.*, checkpoint: c {.*}}
+  } ELSE [] END AS latestStable

@@ -36,4 +36,12 @@ async def create_thread(
 
 async def request_clean_context(store: Store, workspace: str, thread_id: str) -> str:
     who = caller(workspace)
-    return await store.write(lambda tx: runs.request_clean_context(tx, who, thread_id))
+    return await receipts.run_once(
+        store,
+        workspace,
+        None,
+        "requestCleanContext",
+        {"threadId": thread_id},
+        str,
+        lambda tx: runs.request_clean_context(tx, who, thread_id),
+    )

@@ -297,10 +297,15 @@ async def test_a_start_cut_between_its_transactions_is_settled_by_a_start_failur
         "default", registry_from_toml(None), StalenessPolicy(), configured(chat).summary_policy()
     )
 
-    async def first_transaction(tx: Any) -> StartOutcome:
-        return await runs.start_run(tx, caller, thread, request, SummarySource.CONFIGURED)
-
-    cut = await clean_store.write(first_transaction)
+    cut = await receipts.run_once(
+        clean_store,
+        "default",
+        None,
+        "startRun",
+        {},
+        StartOutcome,
+        lambda tx: runs.start_run(tx, caller, thread, request, SummarySource.CONFIGURED),
+    )
     busy = await cgql.error(
         'mutation($t: ID!) { startRun(threadId: $t, provider: "codex", input: "x") { strategy } }',
         t=thread,
