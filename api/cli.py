@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
 import json
 import os
 import secrets
@@ -20,6 +21,7 @@ from api.export_formats import ExportFormat
 from api.settings import Settings, test_neo4j
 from bench.cli import bench
 from graph.local_neo4j import LocalNeo4j, LocalNeo4jError
+from graph.runtime.ports import is_free
 
 if TYPE_CHECKING:
     from api.demo import DemoFamily
@@ -90,6 +92,7 @@ def serve(
     if port:
         settings.port = port
     _check_tokens_file(settings)
+    _refuse_taken_port(settings)
     try:
         refuse_open_public_bind(settings.host, load_tokens(settings))
     except ValueError as error:
@@ -99,6 +102,22 @@ def serve(
         typer.echo("THREADLINE_NEO4J_URI is unset: starting the managed local Neo4j...")
         _start(settings.local_neo4j())
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+
+
+def _refuse_taken_port(settings: Settings) -> None:
+    """One clear line before anything starts, instead of uvicorn's bind error after Neo4j
+    and the app have started. Checked for IPv4 addresses, the ones a bind test covers."""
+    try:
+        ipv4 = ipaddress.ip_address(settings.host).version == 4
+    except ValueError:  # a host name: uvicorn resolves it and reports its own error
+        ipv4 = False
+    if ipv4 and not is_free(settings.port, settings.host):
+        typer.echo(
+            f"Port {settings.port} on {settings.host} is taken by another program: "
+            "set THREADLINE_PORT (or --port) to a free one.",
+            err=True,
+        )
+        raise typer.Exit(1)
 
 
 @app.command()

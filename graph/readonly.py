@@ -2,7 +2,8 @@
 
 Two locks keep a console from writing: the query's type is read from `EXPLAIN` before
 it runs (only `r`, read-only, passes), and it runs in a read transaction, which the
-server refuses to write in.
+server refuses to write in. Neo4j also calls a few things that reach past the graph
+"read-only": those plan operators are refused too (OUTSIDE_THE_GRAPH).
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ QUERY_TYPES = {
     "w": "write-only",
     "rw": "read and write",
     "s": "schema change",
+}
+
+# Read-only by type, yet not reading the graph: LOAD CSV reads any file Neo4j can read or
+# fetches a URL, and TERMINATE TRANSACTIONS ends other sessions' work.
+OUTSIDE_THE_GRAPH = {
+    "LoadCSV": "LOAD CSV reads files or URLs outside the graph",
+    "TerminateTransactions": "TERMINATE TRANSACTIONS ends other sessions' transactions",
 }
 
 
@@ -52,12 +60,7 @@ class ReadOnlyGraph:
 
     def query_type(self, text: str, params: Mapping[str, Any]) -> str:
         """What the server says the query does, without running it."""
-
-        def explain(tx: ManagedTransaction) -> str:
-            summary = tx.run(f"EXPLAIN {text}", dict(params)).consume()
-            return str(summary.query_type)
-
-        return self._read(explain)
+        return self._explained(text, params)[0]
 
     def plan(self, text: str, params: Mapping[str, Any]) -> dict[str, Any]:
         """The plan tree `EXPLAIN` gives (operatorType, args, children), nothing run."""
@@ -70,11 +73,16 @@ class ReadOnlyGraph:
 
     def run(self, text: str, params: Mapping[str, Any]) -> Table:
         """Run a read-only query in a read transaction; anything else is refused first."""
-        kind = self.query_type(text, params)
+        kind, operators = self._explained(text, params)
         if kind != READ_ONLY:
             raise WriteRefusedError(
                 f"Refused: this query is {QUERY_TYPES.get(kind, kind)} (type {kind!r}); "
                 "the console runs read-only queries only. Nothing was run."
+            )
+        outside = [OUTSIDE_THE_GRAPH[op] for op in operators if op in OUTSIDE_THE_GRAPH]
+        if outside:
+            raise WriteRefusedError(
+                f"Refused: {'; '.join(outside)}; the console reads the graph only. Nothing was run."
             )
 
         def read(tx: ManagedTransaction) -> Table:
@@ -90,6 +98,15 @@ class ReadOnlyGraph:
 
         return self._read(read)
 
+    def _explained(self, text: str, params: Mapping[str, Any]) -> tuple[str, list[str]]:
+        """The query's type and every operator of its plan (without the `@db` suffix)."""
+
+        def explain(tx: ManagedTransaction) -> tuple[str, list[str]]:
+            summary = tx.run(f"EXPLAIN {text}", dict(params)).consume()
+            return str(summary.query_type), _operators(dict(summary.plan or {}))
+
+        return self._read(explain)
+
     def _read(self, work: Callable[[ManagedTransaction], T]) -> T:
         try:
             with self.driver.session(
@@ -100,6 +117,11 @@ class ReadOnlyGraph:
             raise ConsoleError(f"Neo4j refused the query: {error.message}") from error
         except DriverError as error:
             raise ConsoleError(f"Neo4j is unavailable: {error}") from error
+
+
+def _operators(plan: Mapping[str, Any]) -> list[str]:
+    own = str(plan.get("operatorType", "")).split("@")[0]
+    return [own, *(op for child in plan.get("children", []) for op in _operators(child))]
 
 
 @contextmanager

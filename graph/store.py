@@ -29,6 +29,7 @@ from neo4j import (
     AsyncGraphDatabase,
     AsyncManagedTransaction,
     AsyncSession,
+    NotificationDisabledClassification,
     unit_of_work,
 )
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
@@ -45,8 +46,9 @@ RETRY_WAIT_S = 0.2
 WARM_UP_LANES = 2
 PARAMETER = re.compile(r"\$(\w+)")
 log = logging.getLogger("threadline.store")
-# Time kept back from a deadline to answer the client after the last attempt gives up.
-ANSWER_MARGIN_S = 0.25
+# Time kept back from a deadline to answer the client after the last attempt gives up
+# (room for an event loop that is busy with other requests, as under an outage).
+ANSWER_MARGIN_S = 0.5
 _deadline: ContextVar[float | None] = ContextVar("threadline_deadline", default=None)
 
 
@@ -126,6 +128,11 @@ class Store:
             # A pooled connection idle this long is checked before use, so connections
             # left over from before a restart are dropped instead of failing a request.
             liveness_check_timeout=0.5,
+            # "Property key / label does not exist yet" on a young graph: every statement is
+            # planned before the graph holds every kind of node, so these are expected.
+            notifications_disabled_classifications=[
+                NotificationDisabledClassification.UNRECOGNIZED
+            ],
         )
         return cls(driver, database, timeout_s)
 
@@ -246,9 +253,7 @@ class Store:
                     return await session.execute_write(in_tx)
                 return await session.execute_read(in_tx)
         except ConstraintError as error:
-            raise ThreadlineError(
-                ErrorCode.CONFLICT, "A concurrent change touched the same object; try again."
-            ) from error
+            raise _conflict(error) from error
         except (DriverError, Neo4jError, OSError, TimeoutError) as error:
             if isinstance(error, Neo4jError) and not error.is_retryable():
                 if "TransactionTimedOut" in (error.code or ""):
@@ -276,6 +281,19 @@ def _unavailable(error: BaseException) -> ThreadlineError:
     return ThreadlineError(
         ErrorCode.UNAVAILABLE,
         f"The graph database is unavailable ({type(error).__name__}); nothing was written; retry.",
+    )
+
+
+def _conflict(error: ConstraintError) -> ThreadlineError:
+    """A unique key taken: a client-chosen thread id already in use is final (retrying
+    cannot help); anything else is a concurrent command that won the race."""
+    if "label `Thread`" in (error.message or ""):
+        return ThreadlineError(
+            ErrorCode.CONFLICT,
+            "A thread with this id already exists in this workspace; choose another id.",
+        )
+    return ThreadlineError(
+        ErrorCode.CONFLICT, "A concurrent change touched the same object; try again."
     )
 
 

@@ -41,3 +41,14 @@ async def test_create_thread_is_idempotent(gql: GraphQLClient) -> None:
     query = 'mutation($c: String) { createThread(title: "x", commandId: $c) { id } }'
     first = await gql(query, c="make-x")
     assert await gql(query, c="make-x") == first
+
+
+async def test_a_thread_id_taken_in_the_workspace_is_refused_for_good(gql: GraphQLClient) -> None:
+    make = 'mutation { createThread(id: "mine", title: "first") { id } }'
+    await gql(make)
+    for _ in range(2):  # the same answer however often it is retried
+        refused = await gql.error('mutation { createThread(id: "mine", title: "again") { id } }')
+        assert refused["extensions"]["code"] == "CONFLICT"
+        assert "already exists in this workspace" in refused["message"]
+    title = await gql('query { thread(id: "mine") { title } }')
+    assert title["thread"]["title"] == "first"

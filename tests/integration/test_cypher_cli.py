@@ -134,3 +134,19 @@ async def test_query_refuses_writes_and_writes_nothing(
     assert await count_nodes(store) == before
     titles = await seeded.gql("query($id: ID!) { thread(id: $id) { title } }", id=seeded.demo.root)
     assert titles["thread"]["title"] != "defaced"
+
+
+OUTSIDE = [
+    'LOAD CSV FROM "file:///etc/passwd" AS row RETURN row LIMIT 1',
+    'LOAD CSV FROM "http://127.0.0.1:9/x.csv" AS row RETURN row',
+    'TERMINATE TRANSACTIONS "neo4j-transaction-1"',
+]
+
+
+@pytest.mark.parametrize("text", OUTSIDE)
+def test_query_refuses_reads_past_the_graph(seeded: Seeded, neo4j_uri: str, text: str) -> None:
+    # Neo4j types these read-only; they read files, fetch URLs or end others' work.
+    result = cypher(neo4j_uri, "query", text)
+    assert result.exit_code == 2, result.output
+    assert "Refused" in result.output and "the console reads the graph only" in result.output
+    assert "root:" not in result.output

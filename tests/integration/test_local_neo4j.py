@@ -273,3 +273,13 @@ def test_never_talks_to_a_server_it_did_not_start(
         assert not neighbour.answers()
     finally:
         neighbour.ports_file.write_text(remembered)
+
+
+def test_a_taken_api_port_stops_serve_with_one_line_before_anything_starts(home: Path) -> None:
+    with listening_socket() as taken:
+        result = cli(home, "serve", THREADLINE_PORT=str(taken))
+    assert result.returncode == 1, result
+    assert "Traceback" not in result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert str(taken) in line and "THREADLINE_PORT" in line
+    assert "starting the managed local Neo4j" not in result.stdout
