@@ -47,6 +47,28 @@ async def click_element(page: Page, element_id: str) -> None:
     await page.mouse.click(point["x"], point["y"])
 
 
+async def label_clashes(page: Page) -> list[str]:
+    """Edge labels that overlap a thread box or another edge label (none should)."""
+    return await page.evaluate(
+        """() => {
+          const cy = window.threadline.cy;
+          const label = { includeNodes: false, includeEdges: false, includeOverlays: false };
+          const body = { includeLabels: false, includeOverlays: false };
+          const labels = cy.edges().map((e) => [e.id(), e.boundingBox(label)]);
+          const boxes = cy.nodes("[kind='thread']").map((n) => [n.id(), n.boundingBox(body)]);
+          const meet = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+          const clashes = [];
+          labels.forEach(([id, bb], i) => {
+            if (!(bb.w > 0 && bb.h > 0)) clashes.push(`${id} has no label`);
+            for (const [other, ob] of [...boxes, ...labels.slice(i + 1)]) {
+              if (meet(bb, ob)) clashes.push(`${id} on ${other}`);
+            }
+          });
+          return clashes;
+        }"""
+    )
+
+
 async def text(page: Page, selector: str) -> str:
     return await page.text_content(selector) or ""
 
@@ -61,6 +83,7 @@ async def test_the_drawn_family_is_the_lineage_query(tab: Tab, demo: Demo) -> No
     await open_lineage(tab, demo.base, f"thread={root}")
     assert await drawn(tab.page) == expected(await demo.lineage(root))
     assert root in await text(tab.page, "#details")
+    assert await label_clashes(tab.page) == []
     path = await tab.screenshot("lineage-demo")
     assert path.stat().st_size > 0
     stays_home(tab, demo.base)
@@ -101,6 +124,29 @@ async def test_the_controls_redraw_what_the_query_returns(tab: Tab, demo: Demo) 
     await page.go_back()
     await page.wait_for_selector(READY)
     assert await page.input_value("#thread-input") == threads["abandoned_fork"]
+    stays_home(tab, demo.base)
+
+
+async def test_a_family_of_one_is_not_blown_up(tab: Tab, demo: Demo) -> None:
+    """Depth 0 draws one small box (an abandoned fork, no runs): fit, capped, centred."""
+    alone = demo.family.threads["abandoned_fork"]
+    await open_lineage(tab, demo.base, f"thread={alone}&depth=0")
+    assert await drawn(tab.page) == ({alone}, set())
+    view = await tab.page.evaluate(
+        """(id) => {
+          const cy = window.threadline.cy;
+          const at = cy.getElementById(id).renderedPosition();
+          return { zoom: cy.zoom(), x: at.x, y: at.y, w: cy.width(), h: cy.height(),
+                   caption: cy.getElementById(`caption:${id}`).length };
+        }""",
+        alone,
+    )
+    assert view["zoom"] <= 1.5
+    assert abs(view["x"] - view["w"] / 2) < 1 and abs(view["y"] - view["h"] / 2) < 1
+    assert view["caption"] == 0  # no runs, no empty "runs" row
+    await tab.page.click("#fit")  # the Fit button caps the same way
+    assert await tab.page.evaluate("window.threadline.cy.zoom()") <= 1.5
+    await tab.screenshot("lineage-one-thread")
     stays_home(tab, demo.base)
 
 

@@ -1,9 +1,12 @@
 // A family as Cytoscape elements. Threads are the nodes dagre lays out, joined by their
 // fork and subagent edges (and merge-back / subagent-result transfers drawn dashed).
 // Inside each thread box sit, positioned by `place` after the layout:
-//   row 0      its runs, one cell per ordinal, coloured by provider (rolled back: faded);
+//   first row  its runs, one cell per ordinal, coloured by provider (rolled back: faded);
 //   one lane   per provider thread: native runs filled, runs its handoffs cover pale,
 //              active runs it has not seen hollow, then its handoffs coloured by status.
+// Rows with nothing to show (a thread without runs yet, e.g. an abandoned fork) are left out.
+// Edges and their labels are drawn above the boxes (manual z-index) on a white backing, so a
+// label that reaches into a box is still whole and readable.
 // Every element carries `kind` and `ref` (the GraphQL id the details panel asks about).
 
 import { t } from "./i18n.js";
@@ -28,6 +31,8 @@ export const STATUS = {
   FAILED: "#c62828",
 };
 const RETIRED = new Set(["STALE", "DIVERGENT", "FAILED", "ROLLED_BACK"]);
+// Paint order (with "z-index-compare: manual"): boxes, then what is inside them, then edges.
+const Z = { box: 0, inner: 1, edge: 2 };
 
 export function providerColor(provider) {
   if (PROVIDERS[provider]) return PROVIDERS[provider];
@@ -38,7 +43,13 @@ export function providerColor(provider) {
 export const STYLE = [
   {
     selector: "node",
-    style: { "font-family": "system-ui, sans-serif", "font-size": 9, "text-valign": "center" },
+    style: {
+      "font-family": "system-ui, sans-serif",
+      "font-size": 9,
+      "text-valign": "center",
+      "z-index-compare": "manual",
+      "z-index": Z.inner,
+    },
   },
   {
     selector: "node[kind='thread']",
@@ -46,6 +57,7 @@ export const STYLE = [
       shape: "round-rectangle",
       width: "data(w)",
       height: "data(h)",
+      "z-index": Z.box,
       "background-color": "#f7f9fc",
       "border-width": 1,
       "border-color": "#90a4ae",
@@ -107,15 +119,24 @@ export const STYLE = [
       "target-arrow-shape": "triangle",
       "line-color": "data(color)",
       "target-arrow-color": "data(color)",
+      // Over the boxes, level (not rotated along the edge) and in two short lines (kind,
+      // status) so the label fits in the gap dagre leaves between ranks.
+      "z-index-compare": "manual",
+      "z-index": Z.edge,
       label: "data(label)",
       "font-size": 10,
+      "text-wrap": "wrap",
       "text-background-color": "#fff",
       "text-background-opacity": 0.9,
-      "text-rotation": "autorotate",
+      "text-background-padding": 2,
+      "text-background-shape": "round-rectangle",
+      // A fork and the merge-back or subagent result along the same pair of threads are
+      // bundled: drawn as curves far enough apart that their labels do not overlap.
+      "control-point-step-size": 70,
     },
   },
   { selector: "edge[relationship='SUBAGENT']", style: { "line-style": "dotted", width: 3 } },
-  { selector: "edge[kind='transfer']", style: { "line-style": "dashed", "curve-style": "unbundled-bezier" } },
+  { selector: "edge[kind='transfer']", style: { "line-style": "dashed" } },
   { selector: ":selected", style: { "overlay-color": "#1565c0", "overlay-opacity": 0.25 } },
 ];
 
@@ -157,13 +178,17 @@ function threadBox(thread, focused) {
   const most = Math.max(0, ...lanes.map((pt) => pt.handoffs.length));
   const cellsEnd = PAD + LABEL + last * STEP;
   const w = Math.max(260, cellsEnd + (most ? 6 + most * HANDOFF : 0) + PAD);
-  const h = HEAD + ROW * (1 + lanes.length) + PAD / 2;
+  // No runs, no "runs" row: an empty caption reads as missing data.
+  const first = runs.length ? 1 : 0;
+  const h = HEAD + ROW * (first + lanes.length) + PAD / 2;
   const at = (ordinal) => PAD + LABEL + (ordinal - 1) * STEP + CELL / 2;
   const rowY = (row) => HEAD + row * ROW + ROW / 2;
   const inner = [];
   const add = (data, classes = "") => inner.push({ group: "nodes", data, classes, grabbable: false });
 
-  add({ id: `caption:${thread.id}`, kind: "caption", label: t("runs"), dx: PAD + LABEL / 2, dy: rowY(0), color: "#fff" });
+  if (runs.length) {
+    add({ id: `caption:${thread.id}`, kind: "caption", label: t("runs"), dx: PAD + LABEL / 2, dy: rowY(0), color: "#fff" });
+  }
   for (const run of runs) {
     const classes = run.status === "ROLLED_BACK" ? "rolled" : "";
     add(
@@ -172,7 +197,7 @@ function threadBox(thread, focused) {
     );
   }
   lanes.forEach((pt, index) => {
-    const row = index + 1;
+    const row = first + index;
     const color = providerColor(pt.provider);
     const retired = RETIRED.has(pt.status) ? "retired" : "";
     add({ id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label: `${pt.provider} · ${pt.status}`, color, dx: PAD + LABEL / 2, dy: rowY(row) }, retired);
@@ -214,7 +239,7 @@ function lineageEdge(edge, child) {
     (x) => (x.type === "FORK" || x.type === "SUBAGENT_SPAWN") && x.sourceThread.id === edge.from,
   );
   const at = edge.sourceRunOrdinal == null ? "" : ` @${edge.sourceRunOrdinal}`;
-  const status = transfer ? ` · ${transfer.status}` : "";
+  const status = transfer ? `\n${transfer.status}` : "";
   return {
     group: "edges",
     data: {
@@ -242,7 +267,7 @@ function transferEdge(transfer, target) {
       source: transfer.sourceThread.id,
       target,
       status: transfer.status,
-      label: `${transfer.type} · ${transfer.status}`,
+      label: `${transfer.type}\n${transfer.status}`,
       color: STATUS[transfer.status] ?? "#555",
     },
   };

@@ -91,13 +91,26 @@ async function load() {
   if (!family.nodes.length) return setState("empty", t("unknown", thread));
   const { elements, place } = familyElements(family, thread);
   cy.add(elements);
-  const layout = { name: "dagre", rankDir: "LR", nodeSep: 40, rankSep: 100, animate: false };
+  // rankSep leaves room between a parent and its children for the edge labels (two lines,
+  // about 110 px wide at zoom 1) so they sit clear of the thread boxes.
+  const layout = { name: "dagre", rankDir: "LR", nodeSep: 50, rankSep: 170, animate: false };
   cy.elements("[kind='thread'], [kind='lineage']").layout(layout).run();
   place(cy);
-  cy.fit(undefined, 30);
+  fit();
   legend();
   show(cy.getElementById(thread));
   setState("ready");
+}
+
+/** The whole family in view, but no closer than MAX_FIT_ZOOM: fitting one small thread
+ *  alone would blow it up to about 4×. Zooming in by hand is still allowed. */
+const MAX_FIT_ZOOM = 1.5;
+function fit() {
+  cy.fit(undefined, 30);
+  if (cy.zoom() > MAX_FIT_ZOOM) {
+    cy.zoom(MAX_FIT_ZOOM);
+    cy.center();
+  }
 }
 
 async function show(element) {
@@ -158,7 +171,7 @@ $("controls").addEventListener("submit", (event) => {
     direction: $("direction-input").value,
   });
 });
-$("fit").addEventListener("click", () => cy.fit(undefined, 30));
+$("fit").addEventListener("click", fit);
 window.addEventListener("popstate", load);
 translate(document);
 load();
