@@ -223,6 +223,7 @@ class RunNode(Node):
     # Runs before this one on its provider thread that each started with a delta handoff,
     # counting this one (0 when this one did not): the provider thread's delta chain.
     deltaChain: int = 0
+    rolledBackTo: int | None = None  # when ROLLED_BACK: the ordinal its thread went back to
     items: list[RunItem] = Field(default_factory=list)
     checkpoint: CheckpointNode | None = None
     consumedHandoffIds: list[str] = Field(default_factory=list)

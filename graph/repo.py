@@ -17,6 +17,8 @@ from typing import Any
 from neo4j.time import DateTime
 from pydantic import BaseModel
 
+from graph import history
+from graph.history import NodeKind
 from graph.models import (
     CheckpointNode,
     EventNode,
@@ -330,17 +332,23 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
         groups.setdefault(event.threadId, []).append(
             encode({**event.model_dump(exclude={"threadId"}), "type": event.type.value})
         )
+    at = plan.at
     await tx.rows(
         "plan/apply",
         workspace=workspace,
         threads=[
-            {"props": props(t.thread), "sourceRunOrdinal": t.sourceRunOrdinal} for t in plan.threads
+            {"props": _born("thread", props(t.thread), at), "sourceRunOrdinal": t.sourceRunOrdinal}
+            for t in plan.threads
         ],
-        providerThreads=[props(pt) for pt in plan.providerThreads],
-        handoffs=[props(h, exclude={"supersededById"}) for h in plan.handoffs],
+        providerThreads=[_born("providerThread", props(pt), at) for pt in plan.providerThreads],
+        handoffs=[
+            _born("handoff", props(h, exclude={"supersededById"}), at) for h in plan.handoffs
+        ],
         runs=[
             {
-                "props": props(run, exclude={"items", "checkpoint", "consumedHandoffIds"}),
+                "props": _born(
+                    "run", props(run, exclude={"items", "checkpoint", "consumedHandoffIds"}), at
+                ),
                 "handoffIds": run.consumedHandoffIds,
             }
             for run in plan.runs
@@ -356,25 +364,42 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
         ],
         transfers=[
             {
-                "props": props(x),
+                "props": _born("transfer", props(x), at),
                 "sourceRunId": x.sourcePoint.runId,
                 "sourceCheckpointId": x.sourcePoint.checkpointId,
                 "baseRunId": x.basePoint.runId if x.basePoint else None,
             }
             for x in plan.transfers
         ],
-        threadChanges=_changes(plan.threadChanges),
-        providerThreadChanges=_changes(plan.providerThreadChanges),
-        runChanges=_changes(plan.runChanges),
-        handoffChanges=_changes(plan.handoffChanges),
-        transferChanges=_changes(plan.transferChanges),
+        threadChanges=_changes("thread", plan.threadChanges, at),
+        providerThreadChanges=_changes("providerThread", plan.providerThreadChanges, at),
+        runChanges=_changes("run", plan.runChanges, at),
+        handoffChanges=_changes("handoff", plan.handoffChanges, at),
+        transferChanges=_changes("transfer", plan.transferChanges, at),
         eventGroups=[{"threadId": t, "events": events} for t, events in groups.items()],
         receipts=[props(receipt)] if receipt else [],
     )
 
 
-def _changes(changes: Sequence[Change]) -> list[dict[str, Any]]:
-    return [{"id": change.id, "props": encode(change.props)} for change in changes]
+def _born(kind: NodeKind, encoded: dict[str, Any], at: datetime | None) -> dict[str, Any]:
+    """A new node's properties with the first entry of its history (graph/history.py)."""
+    if at is None:
+        return encoded
+    return {**encoded, history.STORED: [history.entry(at, history.tracked(kind, encoded))]}
+
+
+def _changes(
+    kind: NodeKind, changes: Sequence[Change], at: datetime | None
+) -> list[dict[str, Any]]:
+    """Property changes, each with the tracked values it sets and their history entry;
+    `plan/apply` appends the entry only where a tracked value really changes."""
+    rows = []
+    for change in changes:
+        encoded = encode(change.props)
+        kept = history.tracked(kind, encoded) if at is not None else {}
+        entry = history.entry(at, kept) if at is not None and kept else None
+        rows.append({"id": change.id, "props": encoded, "tracked": kept, "entry": entry})
+    return rows
 
 
 async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:
