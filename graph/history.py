@@ -17,8 +17,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
+from graph.models import (
+    HandoffNode,
+    ProviderThreadNode,
+    RunNode,
+    ThreadNode,
+    TransferNode,
+)
+
+N = TypeVar("N")
 NodeKind = Literal["thread", "providerThread", "run", "handoff", "transfer"]
 STORED = "historyJson"
 
@@ -51,6 +60,28 @@ class Version:
 
     at: datetime
     values: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Versioned(Generic[N]):
+    """A node as it is now, and its history (empty: written before histories were kept)."""
+
+    node: N
+    history: tuple[Version, ...] = ()
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Everything a thread's state is made of, each node with its history: enough to
+    rebuild the state at any past instant (`resolvers/as_of.py`)."""
+
+    thread: Versioned[ThreadNode]
+    runs: tuple[Versioned[RunNode], ...]
+    providerThreads: tuple[Versioned[ProviderThreadNode], ...]
+    handoffs: tuple[Versioned[HandoffNode], ...]  # delivered to its provider threads
+    transfersIn: tuple[Versioned[TransferNode], ...]
+    transfersOut: tuple[Versioned[TransferNode], ...]
+    relatedIds: tuple[str, ...] = ()  # its ancestors and the sources of its incoming transfers
 
 
 def tracked(kind: NodeKind, values: Mapping[str, Any]) -> dict[str, Any]:
