@@ -22,6 +22,7 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
+from api import past
 from api import types as t
 from api.access import Access
 from api.auth import Scope
@@ -107,8 +108,10 @@ class Query:
         ]
 
     @strawberry.field
-    async def thread(self, info: Info, id: strawberry.ID) -> t.Thread | None:
-        return await t.thread_by_id(info, id)
+    async def thread(
+        self, info: Info, id: strawberry.ID, as_of: datetime | None = None
+    ) -> t.Thread | None:
+        return await t.thread_by_id(info, id, past.instant(as_of))
 
     @strawberry.field
     async def threads(
@@ -154,6 +157,7 @@ class Query:
         thread_id: strawberry.ID,
         direction: t.LineageDirection | None = models.LineageDirection.BOTH,
         depth: int | None = 10,
+        as_of: datetime | None = None,
     ) -> t.Lineage:
         hops = 10 if depth is None else depth
         if hops < 0:
@@ -163,7 +167,9 @@ class Query:
         async def work(tx: Tx) -> models.Lineage | None:
             return await repo.lineage(tx, info.context.workspace, thread_id, way.value, hops)
 
-        return t.Lineage.of(await info.context.store.read(work))
+        found = await info.context.store.read(work)
+        at = past.instant(as_of)
+        return t.Lineage.of(found) if at is None else await past.lineage(info, found, at)
 
     @t.described("Dry run of startRun: same decision, nothing written.")
     async def explain_start_context(

@@ -10,9 +10,11 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.context import Context
+from api.loaders import Loaders
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges
+from resolvers.as_of import Instant
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 
@@ -91,9 +93,10 @@ class Thread:
     created_at: datetime
     relationship_to_parent: ThreadRelationship | None
     clean_context_requested: bool
+    as_of: strawberry.Private[Instant | None] = None  # None: now
 
     @classmethod
-    def of(cls, node: models.ThreadNode) -> Thread:
+    def of(cls, node: models.ThreadNode, as_of: Instant | None = None) -> Thread:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -102,52 +105,53 @@ class Thread:
             created_at=node.createdAt,
             relationship_to_parent=node.relationshipToParent,
             clean_context_requested=node.cleanContextRequested,
+            as_of=as_of,
         )
 
     @strawberry.field
     async def parent(self, info: Info) -> Thread | None:
-        return await thread_by_id(info, self.node.parentId)
+        return await thread_by_id(info, self.node.parentId, self.as_of)
 
     @strawberry.field
     async def root(self, info: Info) -> Thread:
         if self.node.rootId == self.node.id:
             return self
-        root = await thread_by_id(info, self.node.rootId)
+        root = await thread_by_id(info, self.node.rootId, self.as_of)
         return root or self
 
     @strawberry.field
     async def children(self, info: Info) -> list[Thread]:
-        found = await info.context.loaders.children_of_thread.load(self.node.id)
-        return [Thread.of(child) for child in found]
+        found = await loaders(info, self.as_of).children_of_thread.load(self.node.id)
+        return [Thread.of(child, self.as_of) for child in found]
 
     @strawberry.field
     async def runs(self, info: Info, include_rolled_back: bool | None = False) -> list[Run]:
-        found = await info.context.loaders.runs_of_thread.load(self.node.id)
+        found = await loaders(info, self.as_of).runs_of_thread.load(self.node.id)
         return [
-            Run.of(run)
+            Run.of(run, self.as_of)
             for run in found
             if include_rolled_back or run.status is not models.RunStatus.ROLLED_BACK
         ]
 
     @strawberry.field
     async def active_run(self, info: Info) -> Run | None:
-        found = await info.context.loaders.runs_of_thread.load(self.node.id)
-        return next((Run.of(r) for r in found if r.status in models.IN_PROGRESS), None)
+        found = await loaders(info, self.as_of).runs_of_thread.load(self.node.id)
+        return next((Run.of(r, self.as_of) for r in found if r.status in models.IN_PROGRESS), None)
 
     @strawberry.field
     async def latest_stable_run(self, info: Info) -> Run | None:
-        found = await info.context.loaders.runs_of_thread.load(self.node.id)
+        found = await loaders(info, self.as_of).runs_of_thread.load(self.node.id)
         stable = [r for r in found if r.status is models.RunStatus.COMPLETED and r.checkpoint]
-        return Run.of(stable[-1]) if stable else None
+        return Run.of(stable[-1], self.as_of) if stable else None
 
     @strawberry.field
     async def provider_threads(self, info: Info) -> list[ProviderThread]:
-        found = await info.context.loaders.provider_threads_of_thread.load(self.node.id)
-        return [ProviderThread.of(pt) for pt in found]
+        found = await loaders(info, self.as_of).provider_threads_of_thread.load(self.node.id)
+        return [ProviderThread.of(pt, self.as_of) for pt in found]
 
     @strawberry.field
     async def coverage(self, info: Info) -> list[ProviderThreadCoverage]:
-        state = await info.context.loaders.coverage_state.load(self.node.id)
+        state = await loaders(info, self.as_of).coverage_state.load(self.node.id)
         if state is None:
             return []
         return [
@@ -157,13 +161,13 @@ class Thread:
 
     @strawberry.field
     async def incoming_transfers(self, info: Info) -> list[ContextTransfer]:
-        found = await info.context.loaders.transfers_in.load(self.node.id)
-        return [ContextTransfer.of(x) for x in found]
+        found = await loaders(info, self.as_of).transfers_in.load(self.node.id)
+        return [ContextTransfer.of(x, self.as_of) for x in found]
 
     @strawberry.field
     async def outgoing_transfers(self, info: Info) -> list[ContextTransfer]:
-        found = await info.context.loaders.transfers_out.load(self.node.id)
-        return [ContextTransfer.of(x) for x in found]
+        found = await loaders(info, self.as_of).transfers_out.load(self.node.id)
+        return [ContextTransfer.of(x, self.as_of) for x in found]
 
 
 @strawberry.type
@@ -199,14 +203,16 @@ class Checkpoint:
     id: strawberry.ID
     ref: str | None
     created_at: datetime
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.CheckpointNode) -> Checkpoint:
+    def of(cls, node: models.CheckpointNode, as_of: Instant | None = None) -> Checkpoint:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
             ref=node.ref,
             created_at=node.createdAt,
+            as_of=as_of,
         )
 
     @strawberry.field
@@ -220,7 +226,7 @@ class Checkpoint:
 
     @strawberry.field
     async def run(self, info: Info) -> Run:
-        return await required(run_by_id(info, self.node.runId))
+        return await required(run_by_id(info, self.node.runId, self.as_of))
 
 
 @strawberry.type
@@ -237,9 +243,10 @@ class Run:
     failure_reason: str | None
     started_at: datetime
     completed_at: datetime | None
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.RunNode) -> Run:
+    def of(cls, node: models.RunNode, as_of: Instant | None = None) -> Run:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -253,28 +260,32 @@ class Run:
             failure_reason=node.failureReason,
             started_at=node.startedAt,
             completed_at=node.completedAt,
+            as_of=as_of,
         )
 
     @strawberry.field
     def checkpoint(self) -> Checkpoint | None:
-        return Checkpoint.of(self.node.checkpoint) if self.node.checkpoint else None
+        found = self.node.checkpoint
+        return Checkpoint.of(found, self.as_of) if found else None
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId))
+        return await required(thread_by_id(info, self.node.threadId, self.as_of))
 
     @strawberry.field
     async def provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.providerThreadId)
+        return await provider_thread_by_id(info, self.node.providerThreadId, self.as_of)
 
     @strawberry.field
     async def context_handoffs(self, info: Info) -> list[ContextHandoff]:
-        found = await info.context.loaders.handoffs_consumed.load(self.node.id)
-        return [ContextHandoff.of(h) for h in found]
+        found = await loaders(info, self.as_of).handoffs_consumed.load(self.node.id)
+        return [ContextHandoff.of(h, self.as_of) for h in found]
 
     @strawberry.field
     async def items(self, info: Info) -> list[RunItem]:
-        found = await info.context.loaders.items_of_run.load(self.node.id)
+        if self.node.status in models.IN_PROGRESS:
+            return []  # a run reports its items when it ends
+        found = await loaders(info, self.as_of).items_of_run.load(self.node.id)
         return [RunItem.of(item) for item in found]
 
 
@@ -307,9 +318,10 @@ class ProviderThread:
     model: str | None
     runtime_mode: str | None
     history_mode: HistoryMode
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.ProviderThreadNode) -> ProviderThread:
+    def of(cls, node: models.ProviderThreadNode, as_of: Instant | None = None) -> ProviderThread:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -319,11 +331,12 @@ class ProviderThread:
             model=node.model,
             runtime_mode=node.runtimeMode,
             history_mode=node.historyMode,
+            as_of=as_of,
         )
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId))
+        return await required(thread_by_id(info, self.node.threadId, self.as_of))
 
     @strawberry.field
     async def first_run_ordinal(self, info: Info) -> int | None:
@@ -341,8 +354,8 @@ class ProviderThread:
 
     @strawberry.field
     async def handoffs(self, info: Info) -> list[ContextHandoff]:
-        found = await info.context.loaders.handoffs_received.load(self.node.id)
-        return [ContextHandoff.of(h) for h in found]
+        found = await loaders(info, self.as_of).handoffs_received.load(self.node.id)
+        return [ContextHandoff.of(h, self.as_of) for h in found]
 
     @described("When STALE: the staleness signals that retired it.")
     def stale_signals(self) -> list[models.StalenessSignal]:
@@ -354,7 +367,7 @@ class ProviderThread:
 
     @strawberry.field
     async def forked_from(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.forkedFromId)
+        return await provider_thread_by_id(info, self.node.forkedFromId, self.as_of)
 
     @strawberry.field
     async def coverage(self, info: Info) -> ProviderThreadCoverage:
@@ -364,7 +377,7 @@ class ProviderThread:
         return list((await self._coverage(info)).native)
 
     async def _coverage(self, info: Info) -> Coverage:
-        state = await info.context.loaders.coverage_state.load(self.node.threadId)
+        state = await loaders(info, self.as_of).coverage_state.load(self.node.threadId)
         if state is None:
             return compute_coverage(self.node, Ranges(), [])
         # This provider thread as the coverage read found it (its ranges are current there).
@@ -396,9 +409,10 @@ class ContextHandoff:
     created_by_provider: str | None
     created_at: datetime
     updated_at: datetime
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.HandoffNode) -> ContextHandoff:
+    def of(cls, node: models.HandoffNode, as_of: Instant | None = None) -> ContextHandoff:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -410,6 +424,7 @@ class ContextHandoff:
             created_by_provider=node.createdByProvider,
             created_at=node.createdAt,
             updated_at=node.updatedAt,
+            as_of=as_of,
         )
 
     @strawberry.field
@@ -422,34 +437,34 @@ class ContextHandoff:
 
     @strawberry.field
     async def transfer(self, info: Info) -> ContextTransfer | None:
-        return await transfer_by_id(info, self.node.transferId)
+        return await transfer_by_id(info, self.node.transferId, self.as_of)
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId))
+        return await required(thread_by_id(info, self.node.threadId, self.as_of))
 
     @strawberry.field
     async def source_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.sourceThreadId))
+        return await required(thread_by_id(info, self.node.sourceThreadId, self.as_of))
 
     @strawberry.field
     async def target_run(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.node.targetRunId)
+        return await run_by_id(info, self.node.targetRunId, self.as_of)
 
     @strawberry.field
     async def from_provider_threads(self, info: Info) -> list[ProviderThread]:
-        found = await info.context.loaders.provider_thread.load_many(
+        found = await loaders(info, self.as_of).provider_thread.load_many(
             self.node.fromProviderThreadIds
         )
-        return [ProviderThread.of(pt) for pt in found if pt is not None]
+        return [ProviderThread.of(pt, self.as_of) for pt in found if pt is not None]
 
     @strawberry.field
     async def to_provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.toProviderThreadId)
+        return await provider_thread_by_id(info, self.node.toProviderThreadId, self.as_of)
 
     @strawberry.field
     async def superseded_by(self, info: Info) -> ContextHandoff | None:
-        return await handoff_by_id(info, self.node.supersededById)
+        return await handoff_by_id(info, self.node.supersededById, self.as_of)
 
 
 @strawberry.type
@@ -458,30 +473,32 @@ class SourcePoint:
     turn_item_id: str | None
     provider_thread_ref: str | None
     provider_turn_ref: str | None
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, point: models.SourcePoint) -> SourcePoint:
+    def of(cls, point: models.SourcePoint, as_of: Instant | None = None) -> SourcePoint:
         return cls(
             point=point,
             turn_item_id=point.turnItemId,
             provider_thread_ref=point.providerThreadRef,
             provider_turn_ref=point.providerTurnRef,
+            as_of=as_of,
         )
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.point.threadId))
+        return await required(thread_by_id(info, self.point.threadId, self.as_of))
 
     @strawberry.field
     async def run(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.point.runId)
+        return await run_by_id(info, self.point.runId, self.as_of)
 
     @strawberry.field
     async def checkpoint(self, info: Info) -> Checkpoint | None:
         if self.point.checkpointId is None:
             return None
-        found = await info.context.loaders.checkpoint.load(self.point.checkpointId)
-        return Checkpoint.of(found) if found else None
+        found = await loaders(info, self.as_of).checkpoint.load(self.point.checkpointId)
+        return Checkpoint.of(found, self.as_of) if found else None
 
 
 @strawberry.type
@@ -497,9 +514,10 @@ class ContextTransfer:
     created_at: datetime
     consumed_at: datetime | None
     failure_reason: str | None
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.TransferNode) -> ContextTransfer:
+    def of(cls, node: models.TransferNode, as_of: Instant | None = None) -> ContextTransfer:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -512,35 +530,37 @@ class ContextTransfer:
             created_at=node.createdAt,
             consumed_at=node.consumedAt,
             failure_reason=node.failureReason,
+            as_of=as_of,
         )
 
     @strawberry.field
     def source_point(self) -> SourcePoint:
-        return SourcePoint.of(self.node.sourcePoint)
+        return SourcePoint.of(self.node.sourcePoint, self.as_of)
 
     @strawberry.field
     def base_point(self) -> SourcePoint | None:
-        return SourcePoint.of(self.node.basePoint) if self.node.basePoint else None
+        base = self.node.basePoint
+        return SourcePoint.of(base, self.as_of) if base else None
 
     @strawberry.field
     async def source_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.sourceThreadId))
+        return await required(thread_by_id(info, self.node.sourceThreadId, self.as_of))
 
     @strawberry.field
     async def target_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.targetThreadId))
+        return await required(thread_by_id(info, self.node.targetThreadId, self.as_of))
 
     @strawberry.field
     async def resolved_provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.resolvedProviderThreadId)
+        return await provider_thread_by_id(info, self.node.resolvedProviderThreadId, self.as_of)
 
     @strawberry.field
     async def handoff(self, info: Info) -> ContextHandoff | None:
-        return await handoff_by_id(info, self.node.handoffId)
+        return await handoff_by_id(info, self.node.handoffId, self.as_of)
 
     @strawberry.field
     async def consumed_by(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.node.consumedByRunId)
+        return await run_by_id(info, self.node.consumedByRunId, self.as_of)
 
 
 @strawberry.type
@@ -645,11 +665,13 @@ class Lineage:
     edges: list[LineageEdge]
 
     @classmethod
-    def of(cls, found: models.Lineage | None) -> Lineage:
+    def of(cls, found: models.Lineage | None, as_of: Instant | None = None) -> Lineage:
         if found is None:
             return cls(nodes=[], edges=[])
         return cls(
-            nodes=[LineageNode(thread=Thread.of(n.thread), depth=n.depth) for n in found.nodes],
+            nodes=[
+                LineageNode(thread=Thread.of(n.thread, as_of), depth=n.depth) for n in found.nodes
+            ],
             edges=[
                 LineageEdge(
                     from_=strawberry.ID(e.from_),
@@ -674,24 +696,42 @@ async def _by_id(
     return wrap(found) if found is not None else None
 
 
-async def thread_by_id(info: Info, ident: str | None) -> Thread | None:
-    return await _by_id(ident, info.context.loaders.thread.load, Thread.of)
+def loaders(info: Info, as_of: Instant | None) -> Loaders:
+    """The request's loaders for now, or for the instant an answer is about."""
+    return info.context.loaders_at(as_of)
 
 
-async def run_by_id(info: Info, ident: str | None) -> Run | None:
-    return await _by_id(ident, info.context.loaders.run.load, Run.of)
+async def thread_by_id(
+    info: Info, ident: str | None, as_of: Instant | None = None
+) -> Thread | None:
+    load = loaders(info, as_of).thread.load
+    return await _by_id(ident, load, lambda node: Thread.of(node, as_of))
 
 
-async def provider_thread_by_id(info: Info, ident: str | None) -> ProviderThread | None:
-    return await _by_id(ident, info.context.loaders.provider_thread.load, ProviderThread.of)
+async def run_by_id(info: Info, ident: str | None, as_of: Instant | None = None) -> Run | None:
+    load = loaders(info, as_of).run.load
+    return await _by_id(ident, load, lambda node: Run.of(node, as_of))
 
 
-async def handoff_by_id(info: Info, ident: str | None) -> ContextHandoff | None:
-    return await _by_id(ident, info.context.loaders.handoff.load, ContextHandoff.of)
+async def provider_thread_by_id(
+    info: Info, ident: str | None, as_of: Instant | None = None
+) -> ProviderThread | None:
+    load = loaders(info, as_of).provider_thread.load
+    return await _by_id(ident, load, lambda node: ProviderThread.of(node, as_of))
 
 
-async def transfer_by_id(info: Info, ident: str | None) -> ContextTransfer | None:
-    return await _by_id(ident, info.context.loaders.transfer.load, ContextTransfer.of)
+async def handoff_by_id(
+    info: Info, ident: str | None, as_of: Instant | None = None
+) -> ContextHandoff | None:
+    load = loaders(info, as_of).handoff.load
+    return await _by_id(ident, load, lambda node: ContextHandoff.of(node, as_of))
+
+
+async def transfer_by_id(
+    info: Info, ident: str | None, as_of: Instant | None = None
+) -> ContextTransfer | None:
+    load = loaders(info, as_of).transfer.load
+    return await _by_id(ident, load, lambda node: ContextTransfer.of(node, as_of))
 
 
 async def read_back(info: Info, answer: Awaitable[T]) -> T:

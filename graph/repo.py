@@ -9,16 +9,16 @@ so one node read answers without another hop.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j.time import DateTime
 from pydantic import BaseModel
 
 from graph import history
-from graph.history import NodeKind
+from graph.history import NodeKind, Timeline, Versioned
 from graph.models import (
     CheckpointNode,
     EventNode,
@@ -38,6 +38,7 @@ from graph.plan import Change, Receipt, WritePlan
 from graph.ranges import Ranges
 from graph.store import Row, Tx
 
+N = TypeVar("N")
 JSON_FIELDS = {
     "digest": "digestJson",
     "attributes": "attributesJson",
@@ -109,6 +110,24 @@ def state_from(row: Row) -> ThreadState:
             "latestCompleted": next(iter(decoded["latestCompleted"]), None),
             "latestStable": next(iter(decoded["latestStable"]), None),
         }
+    )
+
+
+def versioned(row: Row, decode: Callable[[Row], N]) -> Versioned[N]:
+    """A node read as `n {.*}` and its history."""
+    return Versioned(decode(row), history.of_row(row))
+
+
+def timeline_from(row: Row) -> Timeline:
+    """A thread/timeline value: the thread's nodes with their histories."""
+    return Timeline(
+        thread=versioned(row["thread"], thread_from),
+        runs=tuple(versioned(r, run_from) for r in row["runs"]),
+        providerThreads=tuple(versioned(p, provider_thread_from) for p in row["providerThreads"]),
+        handoffs=tuple(versioned(h, handoff_from) for h in row["handoffs"]),
+        transfersIn=tuple(versioned(x, transfer_from) for x in row["transfersIn"]),
+        transfersOut=tuple(versioned(x, transfer_from) for x in row["transfersOut"]),
+        relatedIds=tuple(row["relatedIds"]),
     )
 
 
