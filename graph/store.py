@@ -77,7 +77,7 @@ class Tx:
     async def _run(self, text: str, params: dict[str, Any]) -> list[Row]:
         self._store.round_trips += 1
         result = await self._tx.run(text, params)
-        return [record.data() async for record in result]
+        return [dict(record) async for record in result]
 
     async def row(self, name: str, **params: Any) -> Row | None:
         found = await self.rows(name, **params)

@@ -9,5 +9,5 @@ RETURN $after IS NULL OR after IS NOT NULL AS known,
   COLLECT {
     MATCH (e:ThreadEvent {workspace: $workspace, threadId: t.id})
     WHERE e.seq > fromSeq
-    RETURN e {.*} ORDER BY e.seq LIMIT $first
+    RETURN e {.*, at: toString(e.at)} ORDER BY e.seq LIMIT $first
   } AS events

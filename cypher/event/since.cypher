@@ -6,5 +6,5 @@ RETURN feed.key AS key,
   COLLECT {
     MATCH (e:ThreadEvent {workspace: feed.workspace, threadId: feed.threadId})
     WHERE e.seq > feed.afterSeq
-    RETURN e {.*} ORDER BY e.seq LIMIT $first
+    RETURN e {.*, at: toString(e.at)} ORDER BY e.seq LIMIT $first
   } AS events

@@ -1,5 +1,7 @@
+// Temporal properties leave as ISO strings (docs/MODEL.md, "Reading times").
 UNWIND $ids AS id
 MATCH (r:Run {id: id, workspace: $workspace})
 OPTIONAL MATCH (r)-[:HAS_CHECKPOINT]->(c:Checkpoint)
-RETURN id AS key, r {.*, checkpoint: CASE WHEN c IS NULL THEN null ELSE c {.*} END,
+RETURN id AS key, r {.*, startedAt: toString(r.startedAt), completedAt: toString(r.completedAt),
+  checkpoint: CASE WHEN c IS NULL THEN null ELSE c {.*, createdAt: toString(c.createdAt)} END,
   consumedHandoffIds: COLLECT { MATCH (r)-[:CONSUMED]->(h:ContextHandoff) RETURN h.id }} AS value

@@ -3,7 +3,8 @@
 // whatever the thread's length: runs appear only as the latest ones and as ranges kept
 // on threads and provider threads. With $lock, the thread's write lock is taken first, so
 // concurrent writers on one thread serialise (several API processes share one Neo4j); the
-// statement is then a write, so it always runs in a write transaction.
+// statement is then a write, so it always runs in a write transaction. Temporal
+// properties leave as ISO strings (docs/MODEL.md, "Reading times").
 // The thread is named by its id, or by a run or provider thread on it (the others null).
 CALL () {
   MATCH (t:Thread {id: $threadId, workspace: $workspace}) RETURN t
@@ -31,14 +32,14 @@ UNWIND [main.id] + [id IN relatedIds WHERE id <> main.id] AS threadId
 WITH DISTINCT main.id AS mainId, threadId
 MATCH (t:Thread {id: threadId, workspace: $workspace})
 OPTIONAL MATCH (last:Run {workspace: $workspace, threadId: t.id, ordinal: t.lastOrdinal})
-RETURN t.id = mainId AS isMain, t {.*} AS thread,
-  CASE WHEN last IS NULL THEN null ELSE last {.*,
-    checkpoint: COLLECT { MATCH (last)-[:HAS_CHECKPOINT]->(c:Checkpoint) RETURN c {.*} }[0],
+RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thread,
+  CASE WHEN last IS NULL THEN null ELSE last {.*, startedAt: toString(last.startedAt), completedAt: toString(last.completedAt),
+    checkpoint: COLLECT { MATCH (last)-[:HAS_CHECKPOINT]->(c:Checkpoint) RETURN c {.*, createdAt: toString(c.createdAt)} }[0],
     consumedHandoffIds: COLLECT { MATCH (last)-[:CONSUMED]->(h:ContextHandoff) RETURN h.id }
   } END AS lastRun,
   COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
-    RETURN pt {.*} ORDER BY pt.createdAt, pt.id
+    RETURN pt {.*, createdAt: toString(pt.createdAt), lastUsedAt: toString(pt.lastUsedAt)} ORDER BY pt.createdAt, pt.id
   } AS providerThreads,
   COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
@@ -51,18 +52,18 @@ RETURN t.id = mainId AS isMain, t {.*} AS thread,
     WHERE NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT']
     MATCH (h:ContextHandoff)-[:DELIVERED_TO]->(pt)
     WHERE h.status IN ['READY', 'PENDING']
-    RETURN h {.*} ORDER BY h.createdAt, h.id
+    RETURN h {.*, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)} ORDER BY h.createdAt, h.id
   } AS handoffs,
   COLLECT {
     MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
     WHERE x.status = 'PENDING' OR x.type IN ['FORK', 'SUBAGENT_SPAWN']
        OR (last IS NOT NULL AND x.consumedByRunId = last.id)
-    RETURN x {.*} ORDER BY x.createdAt, x.id
+    RETURN x {.*, createdAt: toString(x.createdAt), consumedAt: toString(x.consumedAt)} ORDER BY x.createdAt, x.id
   } AS transfers,
   COLLECT {
     MATCH (x:ContextTransfer)-[:FROM_THREAD]->(t)
     WHERE x.status = 'PENDING'
-    RETURN x {.*} ORDER BY x.createdAt, x.id
+    RETURN x {.*, createdAt: toString(x.createdAt), consumedAt: toString(x.consumedAt)} ORDER BY x.createdAt, x.id
   } AS outgoingTransfers,
   // The latest completed run (and the latest with a checkpoint), walking back from the
   // latest ordinal: a few index seeks, not a scan of the thread's runs. Only lineage
