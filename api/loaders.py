@@ -18,6 +18,7 @@ from graph.models import CheckpointNode, ThreadState
 from graph.store import Row, Store, Tx
 from resolvers import as_of
 from resolvers.as_of import Instant
+from resolvers.divergence import Divergence, divergence, opening
 
 T = TypeVar("T")
 Then = Callable[[Versioned[T], Instant], T | None]
@@ -48,6 +49,9 @@ class Loaders:
         self.transfers_in = self._many("transfer/incoming", repo.transfer_from, as_of.transfer_at)
         self.transfers_out = self._many("transfer/outgoing", repo.transfer_from, as_of.transfer_at)
         self.timeline = self._one("thread/timeline", repo.timeline_from)
+        self.divergence: DataLoader[str, Divergence | None] = DataLoader(
+            self._divergence_now if instant is None else self._divergence_then
+        )
         self.coverage_state: DataLoader[str, ThreadState | None] = (
             self._one("thread/coverage", repo.state_from)
             if instant is None
@@ -68,6 +72,29 @@ class Loaders:
 
     async def _past_coverage(self, keys: list[str]) -> list[ThreadState | None]:
         return [found.coverage_state() if found else None for found in await self.past(keys)]
+
+    async def _divergence_now(self, keys: list[str]) -> list[Divergence | None]:
+        groups = await self._grouped("thread/divergence", keys)
+        found = [repo.divergence_from(groups[key][0]) if groups.get(key) else None for key in keys]
+        return [divergence(f.child, f.source, f.point, f.returns) if f else None for f in found]
+
+    async def _divergence_then(self, keys: list[str]) -> list[Divergence | None]:
+        """Each child and its source rebuilt as of this instant (one timeline read)."""
+        threads = await self.thread.load_many(keys)
+        parents = {t.id: t.parentId for t in threads if t is not None and t.parentId}
+        pasts = await self.past([*keys, *parents.values()])
+        then = dict(zip([*keys, *parents.values()], pasts, strict=True))
+        return [self._diverged(then.get(key), then.get(parents.get(key, ""))) for key in keys]
+
+    @staticmethod
+    def _diverged(child: as_of.Past | None, source: as_of.Past | None) -> Divergence | None:
+        if child is None or source is None:
+            return None
+        start = opening(child.state)
+        point = source.run(start.sourcePoint.runOrdinal) if start else None
+        source_id = source.state.thread.id
+        returns = [x for x in child.transfersOut if x.targetThreadId == source_id]
+        return divergence(child.state, source.state.thread, point, returns)
 
     def _one(
         self, query: str, decode: Callable[[Row], T], then: Then[T] | None = None

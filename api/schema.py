@@ -26,7 +26,7 @@ from api import past
 from api import types as t
 from api.access import Access
 from api.auth import Scope
-from api.commands import handoffs, runs
+from api.commands import handoffs, lineage, runs
 from api.commands.caller import Caller
 from api.cost import cost_limit_extension
 from api.errors import CodedErrors
@@ -38,6 +38,7 @@ from graph import models, repo
 from graph.errors import invalid, not_found
 from graph.models import ThreadState
 from graph.store import Tx
+from resolvers.lineage_plans import MergeBackOutlook
 from resolvers.rollback import RollbackDecision
 from resolvers.run_plans import StartOutcome
 from resolvers.start import StartDecision, StartRequest
@@ -196,6 +197,21 @@ class Query:
             token_estimate=decision.token_estimate,
             staleness_signals=decision.stalenessSignals,
             explanation=decision.explanation,
+        )
+
+    @t.described("Dry run of mergeBack: what it would carry, and where, or why it would refuse.")
+    async def explain_merge_back(self, info: Info, thread_id: strawberry.ID) -> t.MergeBackPlan:
+        async def explain(tx: Tx, caller: Caller) -> MergeBackOutlook:
+            return await lineage.explain_merge_back(tx, caller, thread_id)
+
+        found = await info.context.examine(explain)
+        return t.MergeBackPlan(
+            possible=found.reason is None,
+            reason=found.reason,
+            run_ordinals=list(found.runs),
+            context_text=found.text,
+            token_estimate=found.tokenEstimate,
+            target_thread_id=strawberry.ID(found.targetThreadId),
         )
 
     @strawberry.field

@@ -17,6 +17,7 @@ from graph.ranges import Ranges
 from resolvers.as_of import Instant
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
+from resolvers.divergence import Divergence
 
 Info = strawberry.Info[Context, None]
 T = TypeVar("T")
@@ -168,6 +169,48 @@ class Thread:
     async def outgoing_transfers(self, info: Info) -> list[ContextTransfer]:
         found = await loaders(info, self.as_of).transfers_out.load(self.node.id)
         return [ContextTransfer.of(x, self.as_of) for x in found]
+
+    @described("On a fork or subagent: how it and its source have moved apart. Null on a root.")
+    async def divergence(self, info: Info) -> ForkDivergence | None:
+        if self.node.parentId is None:
+            return None
+        found = await loaders(info, self.as_of).divergence.load(self.node.id)
+        return ForkDivergence.of(found) if found else None
+
+
+@strawberry.type
+class ForkDivergence:
+    source_runs_since_fork: list[int] = strawberry.field(
+        description="Ordinals of the source's live (not rolled back) runs after the fork point."
+    )
+    source_rolled_back_past_fork: bool
+    source_rolled_back_to: int | None = strawberry.field(
+        description="The ordinal the source was rolled back to, when it was."
+    )
+    unmerged_run_ordinals: list[int] = strawberry.field(
+        description="The fork's history runs no merge-back (or subagent result) has carried."
+    )
+    last_merge_back_at: datetime | None
+
+    @classmethod
+    def of(cls, found: Divergence) -> ForkDivergence:
+        return cls(
+            source_runs_since_fork=list(found.sourceRunsSinceFork),
+            source_rolled_back_past_fork=found.sourceRolledBackPastFork,
+            source_rolled_back_to=found.sourceRolledBackTo,
+            unmerged_run_ordinals=list(found.unmerged),
+            last_merge_back_at=found.lastMergeBackAt,
+        )
+
+
+@strawberry.type
+class MergeBackPlan:
+    possible: bool
+    reason: str | None = strawberry.field(description="Why not, when not possible.")
+    run_ordinals: list[int] = strawberry.field(description="The fork's runs it would carry.")
+    context_text: str | None = strawberry.field(description="The delta it would deliver.")
+    token_estimate: int
+    target_thread_id: strawberry.ID
 
 
 @strawberry.type

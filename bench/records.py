@@ -57,6 +57,8 @@ class RunRecord:
     completed_at: datetime | None = None
     items: list[Item] = field(default_factory=list)
     checkpoint: CheckpointRecord | None = None
+    rolled_back_to: int | None = None  # when ROLLED_BACK: the ordinal its thread went back to
+    rolled_back_at: datetime | None = None
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 from typing import Any, TypeVar
@@ -110,6 +111,25 @@ def state_from(row: Row) -> ThreadState:
             "latestCompleted": next(iter(decoded["latestCompleted"]), None),
             "latestStable": next(iter(decoded["latestStable"]), None),
         }
+    )
+
+
+@dataclass(frozen=True)
+class DivergenceInputs:
+    """What resolvers/divergence.py reads of a child thread (thread/divergence)."""
+
+    child: ThreadState
+    source: ThreadNode
+    point: RunNode | None
+    returns: list[TransferNode]
+
+
+def divergence_from(row: Row) -> DivergenceInputs:
+    return DivergenceInputs(
+        child=state_from(row["child"]),
+        source=thread_from(row["source"]),
+        point=run_from(row["point"]) if row["point"] is not None else None,
+        returns=[transfer_from(x) for x in row["returns"]],
     )
 
 
