@@ -36,12 +36,12 @@ from api.requests import SubscriptionsOverWebsocket
 from api.settings import Settings
 from graph import models, repo
 from graph.errors import invalid, not_found
-from graph.models import ThreadState
 from graph.store import Tx
 from resolvers.lineage_plans import MergeBackOutlook
+from resolvers.replay import Explained, explained
 from resolvers.rollback import RollbackDecision
 from resolvers.run_plans import StartOutcome
-from resolvers.start import StartDecision, StartRequest
+from resolvers.start import StartRequest
 
 Info = t.Info
 DOCUMENT_CACHE = 512  # distinct query texts kept parsed and validated
@@ -172,7 +172,10 @@ class Query:
         at = past.instant(as_of)
         return t.Lineage.of(found) if at is None else await past.lineage(info, found, at)
 
-    @t.described("Dry run of startRun: same decision, nothing written.")
+    @t.described(
+        "Dry run of startRun: same decision, nothing written. With asOf, the decision as it "
+        "would have been made then; where a run recorded another, the record is answered."
+    )
     async def explain_start_context(
         self,
         info: Info,
@@ -180,24 +183,21 @@ class Query:
         provider: str,
         model: str | None = None,
         runtime_mode: str | None = None,
+        as_of: datetime | None = None,
     ) -> t.StartContextPlan:
         request = StartRequest(provider=provider, input="", model=model, runtimeMode=runtime_mode)
+        at = past.instant(as_of)
 
-        async def explain(tx: Tx, caller: Caller) -> tuple[StartDecision, ThreadState]:
-            return await runs.explain_start(tx, caller, thread_id, request)
+        async def now(tx: Tx, caller: Caller) -> Explained:
+            decision, state = await runs.explain_start(tx, caller, thread_id, request)
+            return explained(decision, state)
 
-        decision, state = await info.context.examine(explain)
-        pt = decision.providerThread
-        return t.StartContextPlan(
-            strategy=decision.strategy,
-            provider_action=decision.providerAction,
-            provider_thread=t.ProviderThread.of(pt) if pt else None,
-            handoff_strategies=[h.strategy for h in decision.handoffs],
-            covered_run_ordinals=decision.covered_ordinals(state),
-            token_estimate=decision.token_estimate,
-            staleness_signals=decision.stalenessSignals,
-            explanation=decision.explanation,
-        )
+        async def then(tx: Tx, caller: Caller) -> Explained:
+            assert at is not None
+            return await runs.explain_start_then(tx, caller, thread_id, request, at.at)
+
+        found = await info.context.examine(now if at is None else then)
+        return await t.StartContextPlan.of(info, found, at)
 
     @t.described("Dry run of mergeBack: what it would carry, and where, or why it would refuse.")
     async def explain_merge_back(self, info: Info, thread_id: strawberry.ID) -> t.MergeBackPlan:

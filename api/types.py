@@ -18,6 +18,7 @@ from resolvers.as_of import Instant
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 from resolvers.divergence import Divergence
+from resolvers.replay import Explained
 
 Info = strawberry.Info[Context, None]
 T = TypeVar("T")
@@ -638,6 +639,29 @@ class StartContextPlan:
     token_estimate: int
     staleness_signals: list[StalenessSignal]
     explanation: list[str]
+    recorded_run: Run | None = strawberry.field(
+        description="With asOf: the run that recorded a start of this provider at that instant."
+    )
+    differs_from_record: bool = strawberry.field(
+        description="The replayed decision differs from the recorded one (which is answered)."
+    )
+
+    @classmethod
+    async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:
+        pt = await provider_thread_by_id(info, found.providerThreadId, at)
+        run = found.recordedRun
+        return cls(
+            strategy=found.strategy,
+            provider_action=found.providerAction,
+            provider_thread=pt,
+            handoff_strategies=found.handoffStrategies,
+            covered_run_ordinals=found.covered,
+            token_estimate=found.tokenEstimate,
+            staleness_signals=found.stalenessSignals,
+            explanation=found.explanation,
+            recorded_run=Run.of(run, at) if run else None,
+            differs_from_record=found.differsFromRecord,
+        )
 
 
 @strawberry.type

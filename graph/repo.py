@@ -316,6 +316,18 @@ async def lineage(
     )
 
 
+async def timelines(tx: Tx, workspace: str, thread_ids: Sequence[str]) -> dict[str, Timeline]:
+    """Each thread's nodes with their histories (thread/timeline), by id; unknown ids absent."""
+    groups = await grouped(tx, "thread/timeline", workspace, thread_ids)
+    return {key: timeline_from(rows[0]) for key, rows in groups.items() if rows}
+
+
+async def start_event_at(tx: Tx, workspace: str, thread_id: str, at: datetime) -> EventNode | None:
+    """The run.started or run.restarted event the thread recorded at exactly `at`."""
+    row = await tx.row("event/start_at", workspace=workspace, threadId=thread_id, at=at)
+    return None if row is None else event_from(row["event"])
+
+
 async def events_page(
     tx: Tx, workspace: str, thread_id: str, after: str | None, first: int
 ) -> list[EventNode] | None:

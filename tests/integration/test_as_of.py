@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import ATTACH, new_thread
+from api.settings import Settings
+from graph.store import Store
+from tests.conftest import GraphQLClient, make_app_client
+from tests.integration.helpers import ATTACH, new_thread, run_once
 
 START = """mutation($t: ID!, $p: String!) { startRun(threadId: $t, provider: $p, input: "go") {
   run { id ordinal status } providerThread { id status nativeRef }
@@ -292,3 +294,54 @@ async def test_before_a_thread_existed_and_in_the_future(gql: GraphQLClient) -> 
     # A time without a zone is UTC.
     naive = (datetime.now(UTC) + timedelta(days=1)).replace(tzinfo=None).isoformat()
     assert await gql(THREAD, id=thread, at=naive) == await gql(THREAD, id=thread, at=None)
+
+
+EXPLAIN = """query($t: ID!, $p: String!, $at: DateTime) {
+  explainStartContext(threadId: $t, provider: $p, asOf: $at) {
+    strategy providerAction providerThread { id status } handoffStrategies coveredRunOrdinals
+    tokenEstimate explanation recordedRun { ordinal } differsFromRecord } }"""
+STARTED_AT = "query($id: ID!) { run(id: $id) { startedAt } }"
+
+
+async def test_explain_start_context_replays_a_past_start(
+    gql: GraphQLClient, clean_store: Store
+) -> None:
+    thread = await new_thread(gql, "post-mortem")
+    started = [await run_once(gql, thread, p) for p in ["codex"] * 5 + ["claude"] * 3 + ["codex"]]
+    run_9 = started[8]
+    at = (await gql(STARTED_AT, id=run_9["run"]["id"]))["run"]["startedAt"]
+    then = (await gql(EXPLAIN, t=thread, p="codex", at=at))["explainStartContext"]
+    assert (then["strategy"], then["providerAction"]) == (
+        run_9["strategy"],
+        run_9["providerAction"],
+    )
+    assert then["providerThread"] == {"id": run_9["providerThread"]["id"], "status": "ACTIVE"}
+    assert then["handoffStrategies"] == [h["strategy"] for h in run_9["handoffs"]]
+    assert then["coveredRunOrdinals"] == [6, 7, 8]
+    assert then["tokenEstimate"] == sum(h["tokenEstimate"] for h in run_9["handoffs"])
+    assert then["recordedRun"] == {"ordinal": 9} and not then["differsFromRecord"]
+    assert "recorded this same decision" in then["explanation"][-1]
+    now = (await gql(EXPLAIN, t=thread, p="codex", at=None))["explainStartContext"]
+    assert now["strategy"] == "NO_HANDOFF" and now["recordedRun"] is None
+
+    # Today's settings would retire the codex thread (3 runs elsewhere > 2): the replay
+    # differs, and the run's record is what the answer gives.
+    async with make_app_client(clean_store, Settings(max_off_provider_runs=2)) as http:
+        strict = await GraphQLClient(http)(EXPLAIN, t=thread, p="codex", at=at)
+    plan = strict["explainStartContext"]
+    assert plan["differsFromRecord"] and plan["recordedRun"] == {"ordinal": 9}
+    assert plan["strategy"] == "DELTA_HANDOFF_EXISTING_THREAD"
+    assert plan["providerThread"]["id"] == run_9["providerThread"]["id"]
+    assert plan["coveredRunOrdinals"] == then["coveredRunOrdinals"]
+    assert "FULL_HANDOFF_NEW_THREAD" in plan["explanation"][-1]
+    assert "the run's record is answered" in plan["explanation"][-1]
+
+    # Another provider at that instant is another question: the replay alone.
+    other = (await gql(EXPLAIN, t=thread, p="claude", at=at))["explainStartContext"]
+    assert other["recordedRun"] is None and other["strategy"] == "NO_HANDOFF"  # L1 saw 1-8
+    during = (datetime.fromisoformat(at) + timedelta(microseconds=1)).isoformat()
+    busy = await gql.error(EXPLAIN, t=thread, p="codex", at=during)
+    assert busy["extensions"]["code"] == "CONFLICT"
+    before = (datetime.fromisoformat(at) - timedelta(days=1)).isoformat()
+    missing = await gql.error(EXPLAIN, t=thread, p="codex", at=before)
+    assert missing["extensions"]["code"] == "NOT_FOUND"
