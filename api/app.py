@@ -27,6 +27,7 @@ from strawberry.types.unset import UNSET, UnsetType
 
 from api import pages
 from api.auth import TokenBook
+from api.configured_summarizer import ConfiguredSummarizer
 from api.context import Context, SocketState
 from api.errors import with_code
 from api.event_feed import EventFeeds
@@ -52,6 +53,19 @@ def load_providers(settings: Settings) -> ProviderRegistry:
 
 def load_tokens(settings: Settings) -> TokenBook:
     return TokenBook.from_toml(settings.tokens_file.read_text() if settings.tokens_file else None)
+
+
+def configured_summarizer(settings: Settings) -> ConfiguredSummarizer | None:
+    if not settings.summarizer_url or not settings.summarizer_model:
+        return None
+    return ConfiguredSummarizer(
+        settings.summarizer_url,
+        settings.summarizer_model,
+        settings.summarizer_api_key,
+        timeout_s=settings.summarizer_timeout_s,
+        retries=settings.summarizer_retries,
+        name=settings.summarizer_name,
+    )
 
 
 def connect_store(settings: Settings) -> Store:
@@ -197,6 +211,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         active.start_warm_up()
         metrics.count_round_trips(lambda: active.round_trips)
         feeds = EventFeeds(active, settings.subscription_poll_s)
+        summarizer = configured_summarizer(settings)
         running.services = Services(
             settings=settings,
             store=active,
@@ -204,9 +219,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             tokens=tokens,
             feeds=feeds,
             sockets=SocketSlots(settings.max_connections_per_token),
+            summarizer=summarizer,
         )
         yield
         await feeds.close()
+        if summarizer is not None:
+            await summarizer.close()
         if owned:
             await active.close()
 

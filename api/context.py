@@ -118,4 +118,9 @@ class Context:
     def _bind_workspace(self) -> None:
         self.loaders = Loaders(self.store, self.workspace)
         self._past = {}
-        self.caller = Caller(self.workspace, self.providers, self.settings.staleness_policy())
+        self.caller = Caller(
+            self.workspace,
+            self.providers,
+            self.settings.staleness_policy(),
+            self.settings.summary_policy(),
+        )

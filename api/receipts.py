@@ -96,3 +96,9 @@ async def run_once(
                 "other arguments; use a new commandId."
             ) from error
         return adapter.validate_json(found["result"])
+
+
+async def rewrite(tx: Tx, workspace: str, command_id: str, result: object) -> None:
+    """The receipt of a command answered in two transactions holds its final answer."""
+    encoded = TypeAdapter(type(result)).dump_json(result).decode()
+    await repo.rewrite_receipt(tx, workspace, command_id, encoded)

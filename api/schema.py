@@ -22,7 +22,7 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from api import past
+from api import configured, past
 from api import types as t
 from api.access import Access
 from api.auth import Scope
@@ -104,6 +104,7 @@ class Query:
                 accepts_handoff=p.accepts_handoff,
                 injection_mode=p.injection_mode,
                 max_handoff_tokens=p.max_handoff_tokens,
+                summary_source=p.summary_source,
             )
             for p in info.context.providers.all()
         ]
@@ -250,11 +251,12 @@ def _resolution(outcome: StartOutcome) -> t.StartContextResolution:
         if fork
         else None,
         handoffs=[t.ContextHandoff.of(h) for h in outcome.handoffs],
-        context_text=decision.context_text,
+        context_text=outcome.context_text,
         injection_mode=decision.injection_mode,
         consumed_transfers=[t.ContextTransfer.of(x) for x in outcome.transfers],
         staleness_signals=decision.stalenessSignals,
         explanation=decision.explanation,
+        summarization_requests=[t.SummarizationRequest.of(r) for r in outcome.waiting_requests],
     )
 
 
@@ -304,17 +306,20 @@ class Mutation:
         model: str | None = None,
         runtime_mode: str | None = None,
         command_id: str | None = None,
+        summary_source: t.SummarySource | None = None,
     ) -> t.StartContextResolution:
         request = StartRequest(
             provider=provider, input=input, model=model, runtimeMode=runtime_mode
         )
+        source = models.SummarySource(summary_source) if summary_source else None
         outcome = await info.context.command(
             "startRun",
-            {"threadId": thread_id, **request.model_dump()},
+            {"threadId": thread_id, **request.model_dump(), **_source_arg(source)},
             command_id,
             StartOutcome,
-            lambda tx, caller: runs.start_run(tx, caller, thread_id, request),
+            lambda tx, caller: runs.start_run(tx, caller, thread_id, request, source),
         )
+        outcome = await configured.finish(info.context, outcome, command_id)
         info.context.loaders.clear()
         return _resolution(outcome)
 
@@ -340,17 +345,29 @@ class Mutation:
         info.context.loaders.clear()
         return t.ProviderThread.of(attached)
 
-    @strawberry.mutation
+    @t.described(
+        "The provider action failed: the run moves to a new provider thread. While the run "
+        "waits for a summary, the summary failed: its handoff becomes FAILED and a new one "
+        "(the local summary, or `summarySource`) replaces it.",
+        mutation=True,
+    )
     async def report_start_failure(
-        self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
+        self,
+        info: Info,
+        run_id: strawberry.ID,
+        reason: str,
+        command_id: str | None = None,
+        summary_source: t.SummarySource | None = None,
     ) -> t.StartContextResolution:
+        source = models.SummarySource(summary_source) if summary_source else None
         outcome = await info.context.command(
             "reportStartFailure",
-            {"runId": run_id, "reason": reason},
+            {"runId": run_id, "reason": reason, **_source_arg(source)},
             command_id,
             StartOutcome,
-            lambda tx, caller: runs.report_start_failure(tx, caller, run_id, reason),
+            lambda tx, caller: runs.report_start_failure(tx, caller, run_id, reason, source),
         )
+        outcome = await configured.finish(info.context, outcome, command_id)
         info.context.loaders.clear()
         return _resolution(outcome)
 
@@ -481,6 +498,12 @@ class Mutation:
             lambda tx, caller: runs.request_clean_context(tx, caller, thread_id),
         )
         return await t.read_back(info, t.required(t.thread_by_id(info, ident)))
+
+
+def _source_arg(source: models.SummarySource | None) -> dict[str, str]:
+    """The summary source among a command's hashed arguments, only when given: a receipt
+    recorded before the argument existed still matches a replay without it."""
+    return {"summarySource": source.value} if source else {}
 
 
 def _attributes(value: object) -> dict[str, object] | None:

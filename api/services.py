@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from api.auth import TokenBook
+from api.configured_summarizer import ConfiguredSummarizer
 from api.event_feed import EventFeeds
 from api.settings import Settings
 from graph.store import Store
@@ -39,3 +40,4 @@ class Services:
     tokens: TokenBook
     feeds: EventFeeds
     sockets: SocketSlots
+    summarizer: ConfiguredSummarizer | None = None  # None: no SUMMARIZER_URL set

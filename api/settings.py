@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.local_neo4j import LocalNeo4j, Ports
+from graph.models import SummarySource
 from resolvers.policy import StalenessPolicy
+from resolvers.summary_sources import SummaryPolicy
 
 
 class Settings(BaseSettings):
@@ -48,6 +50,17 @@ class Settings(BaseSettings):
     max_connections_per_token: int = 20
     subscription_poll_s: float = Field(default=0.5, description="one Neo4j poll per interval")
     db_timeout_s: float = 5.0
+    # Who writes handoff summaries (README "Summary sources"): the default source, and the
+    # OpenAI-compatible chat-completions endpoint CONFIGURED calls.
+    default_summary_source: SummarySource = SummarySource.LOCAL
+    summarizer_url: str | None = Field(
+        default=None, description="base URL, e.g. http://localhost:11434/v1"
+    )
+    summarizer_model: str | None = None
+    summarizer_api_key: SecretStr | None = None  # sent as a bearer token, never logged
+    summarizer_timeout_s: float = Field(default=30.0, gt=0, description="per attempt")
+    summarizer_retries: int = Field(default=1, ge=0, le=5)
+    summarizer_name: str = Field(default="configured", description="its createdByProvider")
     # Ports of the managed local Neo4j (and of the test one). Unset: the defaults, or
     # free ports when those are taken; set: that port, and a clear stop when it is taken.
     neo4j_bolt_port: int | None = Field(default=None, ge=1, le=65535)
@@ -60,6 +73,14 @@ class Settings(BaseSettings):
             self.home / "neo4j" / "default",
             bolt_port=self.neo4j_bolt_port,
             http_port=self.neo4j_http_port,
+        )
+
+    def summary_policy(self) -> SummaryPolicy:
+        return SummaryPolicy(
+            default=self.default_summary_source,
+            endpoint=bool(self.summarizer_url),
+            model=self.summarizer_model,
+            name=self.summarizer_name,
         )
 
     def staleness_policy(self) -> StalenessPolicy:

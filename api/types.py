@@ -19,6 +19,7 @@ from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 from resolvers.divergence import Divergence
 from resolvers.replay import Explained
+from resolvers.summary_requests import SummaryRequest
 
 Info = strawberry.Info[Context, None]
 T = TypeVar("T")
@@ -52,6 +53,7 @@ InjectionMode = models.InjectionMode
 RunItemKind = models.RunItemKind
 StalenessSignal = models.StalenessSignal
 LineageDirection = models.LineageDirection
+SummarySource = models.SummarySource
 for _enum in (
     Actor,
     ThreadRelationship,
@@ -70,6 +72,7 @@ for _enum in (
     RunItemKind,
     StalenessSignal,
     LineageDirection,
+    SummarySource,
 ):
     strawberry.enum(_enum)
 
@@ -84,6 +87,9 @@ class Provider:
     accepts_handoff: bool
     injection_mode: InjectionMode
     max_handoff_tokens: int
+    summary_source: SummarySource | None = strawberry.field(
+        description="Who writes the handoffs it receives; null: the service's default."
+    )
 
 
 @strawberry.type
@@ -453,6 +459,20 @@ class ContextHandoff:
     created_by_provider: str | None
     created_at: datetime
     updated_at: datetime
+    summary_source: SummarySource = strawberry.field(
+        description="Who was to write the summary; with fallbackReason, the local "
+        "summarizer wrote it instead."
+    )
+    model: str | None = strawberry.field(description="The model that wrote it, when known.")
+    generation_ms: float | None = strawberry.field(
+        description="How long writing it took, in milliseconds; null while PENDING."
+    )
+    fallback_reason: str | None = strawberry.field(
+        description="Why the local summarizer wrote it instead of its source."
+    )
+    failure_reason: str | None = strawberry.field(
+        description="When FAILED: why its summary never came."
+    )
     as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
@@ -468,6 +488,11 @@ class ContextHandoff:
             created_by_provider=node.createdByProvider,
             created_at=node.createdAt,
             updated_at=node.updatedAt,
+            summary_source=node.summarySource,
+            model=node.model,
+            generation_ms=node.generationMs,
+            fallback_reason=node.fallbackReason,
+            failure_reason=node.failureReason,
             as_of=as_of,
         )
 
@@ -509,6 +534,10 @@ class ContextHandoff:
     @strawberry.field
     async def superseded_by(self, info: Info) -> ContextHandoff | None:
         return await handoff_by_id(info, self.node.supersededById, self.as_of)
+
+    @described("The handoff whose configured summary this one reuses (paid for once).")
+    async def cached_from(self, info: Info) -> ContextHandoff | None:
+        return await handoff_by_id(info, self.node.cachedFromId, self.as_of)
 
 
 @strawberry.type
@@ -614,6 +643,42 @@ class NativeForkPlan:
     rollback_turns: int
 
 
+@strawberry.type(
+    description="A summary the caller has a provider write: run `instructions` (system) "
+    "and `material` (user, as JSON) on `provider`, then send the text with "
+    "submitHandoffSummary(handoffId, summaryText, createdByProvider)."
+)
+class SummarizationRequest:
+    handoff_id: strawberry.ID
+    source: SummarySource
+    provider: str = strawberry.field(description="The provider asked to write it.")
+    max_tokens: int = strawberry.field(
+        description="The entering provider's budget: a longer summary is refused."
+    )
+    title: str
+    instructions: str
+    include: list[str]
+    exclude: list[str]
+    material: JSON = strawberry.field(
+        description="The covered runs' digests (user message, status, items, checkpoint "
+        "stats), and any task or subagent results."
+    )
+
+    @classmethod
+    def of(cls, request: SummaryRequest) -> SummarizationRequest:
+        return cls(
+            handoff_id=strawberry.ID(request.handoffId),
+            source=request.source,
+            provider=request.provider,
+            max_tokens=request.maxTokens,
+            title=request.material.title,
+            instructions=request.instructions,
+            include=request.include,
+            exclude=request.exclude,
+            material=JSON(request.material.wire()),
+        )
+
+
 @strawberry.type
 class StartContextResolution:
     run: Run
@@ -627,6 +692,10 @@ class StartContextResolution:
     consumed_transfers: list[ContextTransfer]
     staleness_signals: list[StalenessSignal]
     explanation: list[str]
+    summarization_requests: list[SummarizationRequest] = strawberry.field(
+        description="Summaries a provider must write before the caller acts on the "
+        "provider: their handoffs are PENDING, contextText is null and the run STARTING."
+    )
 
 
 @strawberry.type

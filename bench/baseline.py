@@ -148,6 +148,8 @@ class RawThread:
         )
         handoffs: list[dict[str, Any]] = []
         switched = ordinal > 1 and provider_at(ordinal - 1) != provider
+        run.start_strategy = "DELTA_HANDOFF_EXISTING_THREAD" if switched else "NO_HANDOFF"
+        run.provider_action = "RESUME" if switched else "CONTINUE"
         events.append(
             _event(
                 rng,
@@ -156,8 +158,8 @@ class RawThread:
                 run.id,
                 ordinal=ordinal,
                 provider=provider,
-                strategy="DELTA_HANDOFF_EXISTING_THREAD" if switched else "NO_HANDOFF",
-                providerAction="RESUME" if switched else "CONTINUE",
+                strategy=run.start_strategy,
+                providerAction=run.provider_action,
             )
         )
         if switched:
@@ -196,6 +198,8 @@ class RawThread:
                     handoffId=handoff.id,
                     strategy=handoff.strategy,
                     covered=[handoff.covered_from, handoff.covered_to],
+                    source=handoff.summary_source,
+                    status=handoff.status,
                 )
             )
         start = await self.raw.write(

@@ -259,6 +259,8 @@ class ThreadSim:
             input="",
             provider_thread_id=pt.id,
             started_at=now,
+            start_strategy=strategy,
+            provider_action=action,
         )
         self.rec.runs.append(run)
         self.rec.last_ordinal = ordinal
@@ -294,6 +296,8 @@ class ThreadSim:
                 handoffId=handoff.id,
                 strategy=handoff.strategy,
                 covered=[handoff.covered_from, handoff.covered_to],
+                source=handoff.summary_source,
+                status=handoff.status,
             )
         self.rec.version += 1
         self.sim.receipt("startRun", {"run_id": run.id, "provider_thread_id": pt.id})

@@ -129,6 +129,8 @@ def run_props(run: RunRecord, workspace: str, delta_chain: int = 0) -> Row:
             "startedAt": run.started_at,
             "completedAt": run.completed_at,
             "deltaChain": delta_chain,
+            "startStrategy": run.start_strategy,
+            "providerAction": run.provider_action,
             "digestJson": _json(digest(run).model_dump(mode="json"))
             if run.completed_at is not None
             else None,
@@ -286,6 +288,8 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             "status": handoff.status,
             "createdAt": handoff.created_at,
             "updatedAt": handoff.updated_at,
+            "summarySource": handoff.summary_source,
+            "generationMs": local_generation_ms(handoff.summary_text),
             "historyJson": _history(
                 "handoff",
                 (handoff.created_at, {"status": "READY"}),
@@ -293,6 +297,12 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             ),
         }
     )
+
+
+def local_generation_ms(text: str) -> float:
+    """What the service records for a local summary, without timing anything (generated
+    data stays the same for the same seed): about a microsecond per character of text."""
+    return round(len(text) / 1000, 3)
 
 
 def transfer_props(transfer: TransferRecord, workspace: str) -> Row:

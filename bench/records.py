@@ -57,6 +57,8 @@ class RunRecord:
     completed_at: datetime | None = None
     items: list[Item] = field(default_factory=list)
     checkpoint: CheckpointRecord | None = None
+    start_strategy: str | None = None  # the decision it started with, as the service keeps it
+    provider_action: str | None = None
     rolled_back_to: int | None = None  # when ROLLED_BACK: the ordinal its thread went back to
     rolled_back_at: datetime | None = None
 
@@ -95,6 +97,7 @@ class HandoffRecord:
     updated_at: datetime
     transfer_id: str | None = None
     target_run_id: str | None = None
+    summary_source: str = "LOCAL"  # the generator writes every summary locally, as the demo does
 
 
 @dataclass

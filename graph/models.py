@@ -97,6 +97,15 @@ class HandoffStatus(StrEnum):
     SUPERSEDED = "SUPERSEDED"
 
 
+class SummarySource(StrEnum):
+    """Who writes a handoff's summary (seed "Summarization Source")."""
+
+    LOCAL = "LOCAL"  # the local deterministic summarizer
+    LEAVING_PROVIDER = "LEAVING_PROVIDER"  # the provider of the latest covered run
+    ENTERING_PROVIDER = "ENTERING_PROVIDER"  # the provider the run starts on
+    CONFIGURED = "CONFIGURED"  # the OpenAI-compatible summarizer the service calls
+
+
 class StartStrategy(StrEnum):
     NO_HANDOFF = "NO_HANDOFF"
     DELTA_HANDOFF_EXISTING_THREAD = "DELTA_HANDOFF_EXISTING_THREAD"
@@ -224,6 +233,10 @@ class RunNode(Node):
     # counting this one (0 when this one did not): the provider thread's delta chain.
     deltaChain: int = 0
     rolledBackTo: int | None = None  # when ROLLED_BACK: the ordinal its thread went back to
+    # The decision the run started (or was restarted) with: what reportStartFailure
+    # answers again when only a summary failed.
+    startStrategy: StartStrategy | None = None
+    providerAction: ProviderAction | None = None
     items: list[RunItem] = Field(default_factory=list)
     checkpoint: CheckpointNode | None = None
     consumedHandoffIds: list[str] = Field(default_factory=list)
@@ -290,6 +303,14 @@ class HandoffNode(Node):
     supersededById: str | None = None
     createdAt: datetime
     updatedAt: datetime
+    # Provenance of the summary (docs/MODEL.md "Summary sources").
+    summarySource: SummarySource = SummarySource.LOCAL
+    model: str | None = None  # the model that wrote the text, when known
+    generationMs: float | None = None  # how long writing it took; None while PENDING
+    fallbackReason: str | None = None  # why the local summarizer wrote it instead
+    failureReason: str | None = None  # when FAILED: why the summary never came
+    summaryKey: str | None = None  # the cache key of a configured summary
+    cachedFromId: str | None = None  # the handoff whose configured summary it reuses
 
     @property
     def covered(self) -> Ranges:

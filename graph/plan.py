@@ -45,6 +45,8 @@ class EventType(StrEnum):
     HANDOFF_REGENERATED = "handoff.regenerated"
     HANDOFF_SUBMITTED = "handoff.submitted"
     HANDOFF_SUPERSEDED = "handoff.superseded"
+    HANDOFF_SUMMARIZED = "handoff.summarized"
+    HANDOFF_FAILED = "handoff.failed"
     TRANSFER_CREATED = "transfer.created"
     TRANSFER_RESOLVED = "transfer.resolved"
     TRANSFER_CONSUMED = "transfer.consumed"

@@ -289,6 +289,17 @@ async def handoff_owner(
     return str(row["threadId"]), handoff_from(row["handoff"]), transfer
 
 
+async def summaries_by_key(tx: Tx, workspace: str, keys: Sequence[str]) -> dict[str, HandoffNode]:
+    """The handoff holding the configured summary of each key, where there is one."""
+    rows = await tx.rows("handoff/by_summary_keys", workspace=workspace, keys=list(keys))
+    return {row["key"]: handoff_from(row["handoff"]) for row in rows}
+
+
+async def handoffs_by_ids(tx: Tx, workspace: str, ids: Sequence[str]) -> dict[str, HandoffNode]:
+    rows = await tx.rows("handoff/by_ids", workspace=workspace, ids=list(ids))
+    return {row["key"]: handoff_from(row["value"]) for row in rows}
+
+
 async def grouped(
     tx: Tx, query: str, workspace: str, keys: Sequence[str], **params: Any
 ) -> dict[str, list[Row]]:
@@ -455,3 +466,7 @@ def _changes(
 
 async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:
     return await tx.row("command/find", workspace=workspace, commandId=command_id)
+
+
+async def rewrite_receipt(tx: Tx, workspace: str, command_id: str, result: str) -> None:
+    await tx.rows("command/rewrite", workspace=workspace, commandId=command_id, result=result)

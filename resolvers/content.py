@@ -8,16 +8,29 @@ that builds no handoff reads no run content at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from graph.models import RunDigest
 from graph.ranges import Ranges
 
+Clock = Callable[[], float]
+
+
+def no_clock() -> float:
+    """A stopwatch that never moves: summaries built without one record 0 ms."""
+    return 0.0
+
 
 class Content:
-    def __init__(self, digests: Iterable[tuple[str, RunDigest]] = ()) -> None:
+    """`clock` (seconds, monotonic) times the local summaries: the caller gives it, as it
+    gives ids and the time, so a decision stays a function of what it is given."""
+
+    def __init__(
+        self, digests: Iterable[tuple[str, RunDigest]] = (), clock: Clock = no_clock
+    ) -> None:
         self._digests: dict[tuple[str, int], RunDigest] = {}
         self._missing: dict[str, Ranges] = {}
+        self.clock = clock
         self.add(digests)
 
     def add(self, digests: Iterable[tuple[str, RunDigest]]) -> None:

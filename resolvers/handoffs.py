@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graph.models import HandoffKind, HandoffNode, HandoffStatus, HandoffStrategy, RunDigest
 from graph.ranges import Ranges
+from resolvers.content import Clock, no_clock
 from resolvers.providers import ProviderCapabilities
-from resolvers.summarizer import Summary, summarize
+from resolvers.summarizer import Summary
+from resolvers.summary_requests import SummaryMaterial
 
 
 class PlannedHandoff(BaseModel):
@@ -26,6 +28,10 @@ class PlannedHandoff(BaseModel):
     fromProviderThreadIds: list[str]
     summary: Summary
     transferId: str | None = None
+    generationMs: float = 0.0  # how long the local summary took
+    # What the summary was made from, for another summarizer to read. Not kept in a
+    # command's receipt: the requests a start makes carry it where it is needed.
+    material: SummaryMaterial | None = Field(default=None, exclude=True)
 
     @property
     def covered(self) -> Ranges:
@@ -52,6 +58,7 @@ class PlannedHandoff(BaseModel):
             status=HandoffStatus.READY,
             createdAt=at,
             updatedAt=at,
+            generationMs=self.generationMs,
         )
 
 
@@ -77,8 +84,9 @@ def plan_handoff(
     subagent_results: Sequence[str] = (),
     task: str | None = None,
     results_only: bool = False,
+    clock: Clock = no_clock,
 ) -> PlannedHandoff:
-    """A handoff summarising `runs` (history) for `provider`.
+    """A handoff summarising `runs` (history) for `provider`, by the local summarizer.
 
     Without runs (a spawn from a parent with no completed run) the range is 0-0
     and the text carries only the task or results.
@@ -93,13 +101,15 @@ def plan_handoff(
         ):
             sources.append(run.providerThreadId)
     heading = title or f"# Context handoff: runs {span(ordered)} of this thread"
-    summary = summarize(
-        [] if results_only else ordered,
+    material = SummaryMaterial(
         title=heading,
-        max_tokens=provider.max_handoff_tokens,
-        subagent_results=subagent_results,
+        runs=[] if results_only else ordered,
         task=task,
+        subagentResults=list(subagent_results),
     )
+    began = clock()
+    summary = material.local(provider.max_handoff_tokens)
+    took = round((clock() - began) * 1000, 3)
     return PlannedHandoff(
         strategy=strategy,
         kind=kind,
@@ -109,6 +119,8 @@ def plan_handoff(
         fromProviderThreadIds=sources,
         summary=summary,
         transferId=transfer_id,
+        generationMs=took,
+        material=material,
     )
 
 

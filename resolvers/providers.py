@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graph.errors import invalid
-from graph.models import HistoryMode, InjectionMode
+from graph.models import HistoryMode, InjectionMode, SummarySource
 
 
 class ProviderCapabilities(BaseModel):
@@ -24,6 +24,8 @@ class ProviderCapabilities(BaseModel):
     max_handoff_tokens: int = Field(default=16000, ge=1)
     # Native rollback works only on these history modes (codex: legacy only).
     rollback_history_modes: tuple[HistoryMode, ...] = (HistoryMode.LEGACY,)
+    # Who writes the handoffs this provider receives; None: the service's default.
+    summary_source: SummarySource | None = None
 
     def can_roll_back(self, history: HistoryMode) -> bool:
         return self.supports_rollback and history in self.rollback_history_modes

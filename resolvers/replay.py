@@ -30,7 +30,7 @@ class Recorded:
 
     run: RunNode
     strategy: StartStrategy
-    providerAction: ProviderAction | None  # a restart's event does not name it
+    providerAction: ProviderAction | None  # None: kept by neither the event nor the run
     providerThreadId: str | None  # None: the start created it
     handoffs: list[HandoffNode]
 
@@ -63,7 +63,7 @@ def recorded(event: EventNode, then: Past) -> Recorded | None:
     return Recorded(
         run=run,
         strategy=StartStrategy(payload["strategy"]),
-        providerAction=ProviderAction(action) if action else None,
+        providerAction=ProviderAction(action) if action else run.providerAction,
         providerThreadId=None if pt is None or pt.createdAt == event.at else pt.id,
         handoffs=[h for h in then.handoffs if h.targetRunId == run.id and h.createdAt == event.at],
     )

@@ -4,8 +4,8 @@ and adds the command's writes and events to a `Draft`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from graph.errors import conflict
 from graph.models import (
@@ -21,16 +21,20 @@ from graph.models import (
     RunItem,
     RunNode,
     RunStatus,
+    SummarySource,
     ThreadNode,
     ThreadState,
     TransferNode,
     TransferStatus,
 )
 from graph.plan import EventType
+from resolvers import summary_plans
 from resolvers.draft import Draft
 from resolvers.rollback import RollbackDecision
 from resolvers.start import StartDecision, StartRequest
 from resolvers.summarizer import digest_of
+from resolvers.summary_requests import SummaryRequest
+from resolvers.summary_sources import LOCAL, Assignment
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,27 @@ class StartOutcome:
     handoffs: list[HandoffNode]
     transfers: list[TransferNode]
     decision: StartDecision
+    # Summaries someone else writes: a provider (the caller runs these and submits the
+    # text) or the configured summarizer (the service calls it after the transaction).
+    requests: list[SummaryRequest] = field(default_factory=list)
+
+    @property
+    def context_text(self) -> str | None:
+        """The text to inject, in order; None when there is none or a summary is pending."""
+        if not self.handoffs or any(h.status is HandoffStatus.PENDING for h in self.handoffs):
+            return None
+        return "\n".join(handoff.summaryText for handoff in self.handoffs)
+
+    @property
+    def waiting_requests(self) -> list[SummaryRequest]:
+        """The requests whose handoff still waits for its summary."""
+        waiting = {h.id for h in self.handoffs if h.status is HandoffStatus.PENDING}
+        return [r for r in self.requests if r.handoffId in waiting]
+
+    @property
+    def configured_requests(self) -> list[SummaryRequest]:
+        """The requests the service itself still has to make (CONFIGURED, still pending)."""
+        return [r for r in self.waiting_requests if r.source is SummarySource.CONFIGURED]
 
     @property
     def run_id(self) -> str:
@@ -99,19 +124,29 @@ def start(
     *,
     restart: RunNode | None = None,
     reason: str = "",
+    assignments: Sequence[Assignment] = (),
+    cached: Mapping[str, HandoffNode] | None = None,
 ) -> StartOutcome:
-    """A new run (or, with `restart`, the same run on a new provider thread)."""
+    """A new run (or, with `restart`, the same run on a new provider thread).
+
+    `assignments` say who writes each handoff's summary (all LOCAL when empty);
+    `cached` holds configured summaries already paid for, by their key.
+    """
     thread_id = state.thread.id
     pt, created = _provider_thread(draft, state, request, decision)
     run_id = restart.id if restart else draft.new_id("run")
-    handoffs = [
-        plan.to_node(draft.new_id("hnd"), thread_id, pt.id, draft.at).model_copy(
+    handoffs: list[HandoffNode] = []
+    requests: list[SummaryRequest] = []
+    for plan, assignment in zip(
+        decision.handoffs, assignments or [LOCAL] * len(decision.handoffs), strict=True
+    ):
+        node = plan.to_node(draft.new_id("hnd"), thread_id, pt.id, draft.at).model_copy(
             update={"targetRunId": run_id}
         )
-        for plan in decision.handoffs
-    ]
-    for handoff in handoffs:
-        draft.handoff(handoff)
+        node, asked = summary_plans.sourced(node, assignment, cached or {})
+        handoffs.append(node)
+        requests.extend([asked] if asked else [])
+        draft.handoff(node)
     for stale in decision.staleProviderThreadIds:
         draft.change(
             "providerThread",
@@ -127,7 +162,7 @@ def start(
             model=request.model or pt.model,
             lastUsedAt=draft.at,
         )
-    status = RunStatus.RUNNING if pt.nativeRef else RunStatus.STARTING
+    status = summary_plans.run_status(pt, handoffs)
     started_with_delta = any(
         h.strategy is HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN for h in handoffs
     )
@@ -146,6 +181,8 @@ def start(
             providerThreadId=pt.id,
             startedAt=draft.at,
             deltaChain=chain,
+            startStrategy=decision.strategy,
+            providerAction=decision.providerAction,
             consumedHandoffIds=handoff_ids,
         )
         draft.run(run)
@@ -165,7 +202,15 @@ def start(
         )
         _record_failure(draft, state, restart, reason, decision, handoff_ids)
         draft.move(run.id, pt.id, handoff_ids)
-        draft.change("run", run.id, providerThreadId=pt.id, status=status, deltaChain=chain)
+        draft.change(
+            "run",
+            run.id,
+            providerThreadId=pt.id,
+            status=status,
+            deltaChain=chain,
+            startStrategy=decision.strategy,
+            providerAction=decision.providerAction,
+        )
         draft.event(
             thread_id,
             EventType.RUN_RESTARTED,
@@ -175,21 +220,15 @@ def start(
         )
     _resolve_transfers(draft, thread_id, decision, run.id, pt.id, handoff_ids)
     for handoff in handoffs:
-        draft.event(
-            thread_id,
-            EventType.HANDOFF_CREATED,
-            run.id,
-            handoffId=handoff.id,
-            strategy=handoff.strategy.value,
-            covered=[handoff.coveredFrom, handoff.coveredTo],
-        )
+        summary_plans.created_event(draft, thread_id, run.id, handoff)
     consumed = {resolution.transferId for resolution in decision.transfers}
     return StartOutcome(
         run=draft.updated("run", run),
         provider_thread=draft.updated("providerThread", pt),
         handoffs=handoffs,
         transfers=[draft.updated("transfer", x) for x in state.transfers if x.id in consumed],
-        decision=decision,
+        decision=summary_plans.explained(decision, requests),
+        requests=requests,
     )
 
 
@@ -326,7 +365,13 @@ def attach(
         "providerThread", pt.id, nativeRef=native_ref, historyMode=history_mode, status=status
     )
     waiting = state.run_in_progress
-    if waiting and waiting.providerThreadId == pt.id and waiting.status is RunStatus.STARTING:
+    # The run starts running once no handoff it consumes still waits for its summary too.
+    if (
+        waiting
+        and waiting.providerThreadId == pt.id
+        and waiting.status is RunStatus.STARTING
+        and not summary_plans.pending_of(state, waiting.id)
+    ):
         draft.change("run", waiting.id, status=RunStatus.RUNNING)
     draft.event(
         state.thread.id,
@@ -347,6 +392,7 @@ def complete(
     checkpoint_ref: str | None,
     diff_summary: Sequence[FileDiffStat] | None,
 ) -> RunNode:
+    summary_plans.require_settled(state, run)
     checkpoint = None
     if diff_summary is not None:
         checkpoint = CheckpointNode(
@@ -379,6 +425,7 @@ def complete(
 
 
 def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode:
+    summary_plans.fail_pending(draft, state, run, reason)
     failed = run.model_copy(
         update={"status": RunStatus.FAILED, "failureReason": reason, "completedAt": draft.at}
     )

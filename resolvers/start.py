@@ -294,11 +294,23 @@ def _with_parent_deliveries(
 
 def _refuse_when_busy(state: ThreadState) -> None:
     busy = state.run_in_progress
-    if busy is not None:
-        raise conflict(
-            f"Thread {state.thread.id} already has run {busy.ordinal} in progress "
-            f"({busy.status}); complete or fail it before starting another."
-        )
+    if busy is None:
+        return
+    waiting = [
+        f"{h.id} ({h.summarySource})"
+        for h in state.handoffs
+        if h.targetRunId == busy.id and h.status is HandoffStatus.PENDING
+    ]
+    settle = (
+        f"; it waits for the summary of handoff {', '.join(waiting)}, which "
+        "submitHandoffSummary, regenerateHandoff or reportStartFailure settle"
+        if waiting
+        else ""
+    )
+    raise conflict(
+        f"Thread {state.thread.id} already has run {busy.ordinal} in progress "
+        f"({busy.status}){settle}; complete or fail it before starting another."
+    )
 
 
 def _pick(
@@ -425,6 +437,7 @@ def _reuse(
             HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN,
             HandoffKind.DELTA_CONTEXT,
             exclude_pt=pt.id,
+            clock=content.clock,
         )
         return StartDecision(
             strategy=StartStrategy.DELTA_HANDOFF_EXISTING_THREAD,
@@ -447,6 +460,7 @@ def _reuse(
         HandoffStrategy.FULL_THREAD_SUMMARY,
         HandoffKind.PORTABLE_CONTEXT,
         exclude_pt=pt.id,
+        clock=content.clock,
     )
     return StartDecision(
         strategy=StartStrategy.FULL_HANDOFF_EXISTING_THREAD,
@@ -483,6 +497,7 @@ def _create(
         provider,
         HandoffStrategy.FULL_THREAD_SUMMARY,
         HandoffKind.PORTABLE_CONTEXT,
+        clock=content.clock,
     )
     return StartDecision(
         strategy=StartStrategy.FULL_HANDOFF_NEW_THREAD,

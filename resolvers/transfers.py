@@ -156,6 +156,7 @@ def portable_context(
         title=title,
         transfer_id=transfer.id,
         task=task,
+        clock=content.clock,
     )
 
 
@@ -221,6 +222,7 @@ def parent_delivery(
             HandoffKind.DELTA_CONTEXT,
             title=title,
             transfer_id=transfer.id,
+            clock=content.clock,
         )
     title = f"# Subagent result from thread {source.thread.id}"
     return plan_handoff(
@@ -233,6 +235,7 @@ def parent_delivery(
         transfer_id=transfer.id,
         subagent_results=[transfer.payload or ""],
         results_only=True,
+        clock=content.clock,
     )
 
 
@@ -267,6 +270,7 @@ def replan(
         handoff.strategy,
         handoff.kind,
         exclude_pt=handoff.toProviderThreadId,
+        clock=content.clock,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -10,13 +11,14 @@ from typing import TypeVar
 
 from graph import repo
 from graph.errors import not_found
-from graph.models import RunNode, ThreadState
+from graph.models import HandoffNode, RunNode, ThreadState
 from graph.store import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
 from resolvers.policy import StalenessPolicy
 from resolvers.providers import ProviderRegistry
 from resolvers.summarizer import digest_of
+from resolvers.summary_sources import Assignment, SummaryPolicy
 
 T = TypeVar("T")
 # A decision reads run content at most three times: the runs a delta would carry, then
@@ -37,6 +39,7 @@ class Caller:
     workspace: str
     providers: ProviderRegistry
     policy: StalenessPolicy
+    summaries: SummaryPolicy = field(default_factory=SummaryPolicy)
     clock: Callable[[], datetime] = field(default=utcnow)
 
     def draft(self) -> Draft:
@@ -78,7 +81,7 @@ async def locked(
 
 async def decided(tx: Tx, caller: Caller, decide: Callable[[Content], T]) -> T:
     """`decide`'s answer once it has every run it reads: run it, load what it lacked, again."""
-    content = Content()
+    content = Content(clock=time.perf_counter)  # times the local summaries
     for _ in range(CONTENT_READS):
         answer = decide(content)
         missing = content.take_missing()
@@ -90,3 +93,11 @@ async def decided(tx: Tx, caller: Caller, decide: Callable[[Content], T]) -> T:
             for thread, found in loaded
         )
     raise AssertionError("a decision kept asking for runs it was given")
+
+
+async def cached_summaries(
+    tx: Tx, caller: Caller, assignments: Sequence[Assignment]
+) -> dict[str, HandoffNode]:
+    """Configured summaries of the same material already paid for, by key."""
+    keys = [a.request.key for a in assignments if a.configured and a.request is not None]
+    return await repo.summaries_by_key(tx, caller.workspace, keys) if keys else {}

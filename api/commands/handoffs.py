@@ -27,7 +27,7 @@ async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written
         handoff,
         plan.summary.text,
         plan.summary.sections,
-        None,
+        handoff_plans.regenerated(handoff, plan.generationMs),
         EventType.HANDOFF_REGENERATED,
     )
     return Written(ident, draft.build())
@@ -38,8 +38,8 @@ async def submit_handoff_summary(
 ) -> Written[str]:
     caller.providers.get(created_by_provider)
     state, _, handoff, _ = await _handoff(tx, caller, handoff_id)
-    target = caller.providers.get(handoff_plans.target_of(handoff, state).provider)
-    handoff_plans.check_submitted(summary_text, target)
+    target_pt = handoff_plans.target_of(handoff, state)
+    handoff_plans.check_submitted(summary_text, caller.providers.get(target_pt.provider))
     draft = caller.draft()
     ident = handoff_plans.replace(
         draft,
@@ -47,7 +47,7 @@ async def submit_handoff_summary(
         handoff,
         summary_text,
         handoff_plans.submitted_sections(summary_text),
-        created_by_provider,
+        handoff_plans.submitted(handoff, target_pt, created_by_provider, draft.at),
         EventType.HANDOFF_SUBMITTED,
     )
     return Written(ident, draft.build())

@@ -6,23 +6,34 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from api.commands.caller import Caller, decided, locked
+from api.commands.caller import Caller, cached_summaries, decided, locked
 from api.receipts import Written
 from graph import repo
 from graph.errors import conflict, not_found
 from graph.models import (
     FileDiffStat,
+    HandoffNode,
     HistoryMode,
     ProviderThreadNode,
     RunItem,
     RunNode,
+    SummarySource,
     ThreadNode,
     ThreadState,
 )
 from graph.store import Tx
-from resolvers import as_of, replay, run_plans
+from resolvers import (
+    as_of,
+    replay,
+    run_plans,
+    summary_failures,
+    summary_plans,
+    summary_sources,
+    transfers,
+)
 from resolvers import rollback as rollbacks
 from resolvers.as_of import Instant
+from resolvers.providers import ProviderCapabilities
 from resolvers.run_plans import StartOutcome
 from resolvers.start import StartDecision, StartRequest, decide_start
 
@@ -43,13 +54,37 @@ async def request_clean_context(tx: Tx, caller: Caller, thread_id: str) -> Writt
 
 
 async def start_run(
-    tx: Tx, caller: Caller, thread_id: str, request: StartRequest
+    tx: Tx,
+    caller: Caller,
+    thread_id: str,
+    request: StartRequest,
+    asked: SummarySource | None = None,
 ) -> Written[StartOutcome]:
+    """`asked`: the summary source the call names (else the provider's, else the default)."""
     state, related = await locked(tx, caller, thread_id, related=True)
+    source = _source(caller, asked, caller.providers.get(request.provider))
     decision = await _decision(tx, caller, state, related, request)
+    assignments = summary_sources.assign(
+        decision.handoffs,
+        source,
+        decision.provider,
+        {thread_id: state, **related},
+        caller.summaries,
+    )
+    cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
-    outcome = run_plans.start(draft, state, request, decision)
+    outcome = run_plans.start(
+        draft, state, request, decision, assignments=assignments, cached=cached
+    )
     return Written(outcome, draft.build())
+
+
+def _source(
+    caller: Caller, asked: SummarySource | None, entering: ProviderCapabilities
+) -> SummarySource:
+    source = summary_sources.chosen(asked, entering, caller.summaries)
+    summary_sources.require_available(source, caller.summaries)
+    return source
 
 
 async def explain_start(
@@ -92,17 +127,72 @@ async def explain_start_then(
 
 
 async def report_start_failure(
-    tx: Tx, caller: Caller, run_id: str, reason: str
+    tx: Tx, caller: Caller, run_id: str, reason: str, asked: SummarySource | None = None
 ) -> Written[StartOutcome]:
+    """The provider action failed: the run moves to a new provider thread. While the run
+    still waits for a summary, the summary failed instead (`_summary_failed`)."""
     state, related, run = await run_in_progress(
         tx, caller, run_id, "report a start failure", related=True
     )
+    provider = caller.providers.get(run.provider)
+    pending = summary_plans.pending_of(state, run.id)
+    if pending:
+        return await _summary_failed(tx, caller, state, related, run, pending, reason, asked)
+    source = _source(caller, asked, provider)
     request = StartRequest(
         provider=run.provider, input=run.input, model=run.model, runtimeMode=run.runtimeMode
     )
     decision = await _decision(tx, caller, state, related, request, restart=run)
+    assignments = summary_sources.assign(
+        decision.handoffs, source, provider, {state.thread.id: state, **related}, caller.summaries
+    )
+    cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
-    outcome = run_plans.start(draft, state, request, decision, restart=run, reason=reason)
+    outcome = run_plans.start(
+        draft,
+        state,
+        request,
+        decision,
+        restart=run,
+        reason=reason,
+        assignments=assignments,
+        cached=cached,
+    )
+    return Written(outcome, draft.build())
+
+
+async def _summary_failed(
+    tx: Tx,
+    caller: Caller,
+    state: ThreadState,
+    related: dict[str, ThreadState],
+    run: RunNode,
+    pending: list[HandoffNode],
+    reason: str,
+    asked: SummarySource | None,
+) -> Written[StartOutcome]:
+    """New handoffs for the ones whose summary failed: the local summary, unless the call
+    asks another provider or the configured summarizer to try."""
+    source = asked if asked is not None else SummarySource.LOCAL
+    summary_sources.require_available(source, caller.summaries)
+    provider = caller.providers.get(run.provider)
+    made_for = {x.id: x for x in state.transfers}
+    replans = await decided(
+        tx,
+        caller,
+        lambda content: [
+            transfers.replan(h, made_for.get(h.transferId or ""), state, related, provider, content)
+            for h in pending
+        ],
+    )
+    assignments = summary_sources.assign(
+        replans, source, provider, {state.thread.id: state, **related}, caller.summaries
+    )
+    cached = await cached_summaries(tx, caller, assignments)
+    draft = caller.draft()
+    outcome = summary_failures.summary_failed(
+        draft, state, related, run, pending, replans, assignments, cached, reason, provider
+    )
     return Written(outcome, draft.build())
 
 

@@ -8,4 +8,6 @@ CREATE INDEX thread_workspace IF NOT EXISTS FOR (n:Thread) ON (n.workspace);
 CREATE INDEX run_workspace_status IF NOT EXISTS FOR (n:Run) ON (n.workspace, n.status);
 CREATE INDEX provider_thread_workspace_status IF NOT EXISTS FOR (n:ProviderThread) ON (n.workspace, n.status);
 CREATE INDEX handoff_workspace_status IF NOT EXISTS FOR (n:ContextHandoff) ON (n.workspace, n.status);
+// The cache of configured summaries (cypher/handoff/by_summary_keys.cypher).
+CREATE INDEX handoff_workspace_summary_key IF NOT EXISTS FOR (n:ContextHandoff) ON (n.workspace, n.summaryKey);
 CREATE INDEX transfer_workspace_status IF NOT EXISTS FOR (n:ContextTransfer) ON (n.workspace, n.status)

@@ -38,4 +38,13 @@ CALL (pt) {
   SET r.deltaChain = chain
 };
 MATCH (r:Run) WHERE r.deltaChain IS NULL
-SET r.deltaChain = 0
+SET r.deltaChain = 0;
+// Who wrote each handoff's summary, for handoffs written before the service recorded it:
+// the local summarizer, else the provider that submitted it (the entering provider when
+// it is the one the handoff went to, else the provider being left).
+MATCH (h:ContextHandoff) WHERE h.summarySource IS NULL
+OPTIONAL MATCH (h)-[:DELIVERED_TO]->(pt:ProviderThread)
+SET h.summarySource = CASE
+  WHEN h.createdByProvider IS NULL THEN 'LOCAL'
+  WHEN h.createdByProvider = pt.provider THEN 'ENTERING_PROVIDER'
+  ELSE 'LEAVING_PROVIDER' END

@@ -3,4 +3,5 @@
 CALL () { MATCH (t:Thread) REMOVE t.rolledBack }
 CALL () { MATCH (pt:ProviderThread) REMOVE pt.nativeRanges }
 CALL () { MATCH (r:Run) REMOVE r.deltaChain, r.digestJson }
+CALL () { MATCH (h:ContextHandoff) REMOVE h.summarySource }
 RETURN true AS forgotten

@@ -115,7 +115,7 @@ async def test_clicking_a_handoff_shows_its_text_and_provenance(tab: Tab, demo: 
     handoff_id = demo.family.starts[("root", 6)]["handoffs"][0]["id"]
     truth = (
         await demo.gql(
-            """query($id: ID!) { handoff(id: $id) { summaryText status
+            """query($id: ID!) { handoff(id: $id) { summaryText status summarySource
               sourceThread { id } toProviderThread { id } } }""",
             id=handoff_id,
         )
@@ -128,6 +128,7 @@ async def test_clicking_a_handoff_shows_its_text_and_provenance(tab: Tab, demo: 
     assert handoff_id in details
     assert truth["toProviderThread"]["id"] in details
     assert truth["status"] in details
+    assert f"summarySource{truth['summarySource']}" in details  # who wrote the summary
     await tab.page.click("#fit")
     await tab.screenshot("lineage-handoff")  # the README's docs/lineage.png
     stays_home(tab, demo.base)

@@ -187,6 +187,10 @@ class Scenario:
 
     # ---- replaying plans -----------------------------------------------------------
 
+    def apply(self, write: Any) -> Any:
+        """`write(draft)`'s answer, its plan replayed: any command's plan, step by step."""
+        return self._apply(write)
+
     def _apply(self, write: Any) -> Any:
         draft = Draft(self._new_id, T0 + timedelta(seconds=next(self._ids)))
         answer = write(draft)

@@ -81,7 +81,12 @@ export function handoffDetails({ handoff }) {
       ["status", status(handoff.status)],
       ["strategy", handoff.strategy],
       ["tokenEstimate", handoff.tokenEstimate],
+      ["summarySource", handoff.summarySource],
       ["createdByProvider", handoff.createdByProvider],
+      ["model", handoff.model],
+      ["generationMs", handoff.generationMs],
+      ["fallbackReason", handoff.fallbackReason],
+      ["failureReason", handoff.failureReason],
     ]),
     h("h3", {}, t("provenance")),
     pairs([

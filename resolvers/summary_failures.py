@@ -1,0 +1,159 @@
+"""reportStartFailure on a run that still waits for a summary: the summary failed.
+
+The caller acts on the provider only once every handoff of the start is READY, so a
+failure reported while one is PENDING is the summary's, not the provider's. The pending
+handoffs become FAILED and keep their record (`failureReason`, and `supersededBy` the
+handoff that replaces each); new handoffs over the same runs take their place, written
+by the local summarizer (a fallback, with its reason) unless the call asks for another
+source; the run stays on its provider thread with the strategy and action it started
+with. Nothing happens to the provider thread: it never got the chance to fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from graph.models import (
+    HandoffKind,
+    HandoffNode,
+    HandoffStatus,
+    ProviderAction,
+    ProviderThreadNode,
+    RunNode,
+    StartStrategy,
+    ThreadState,
+)
+from graph.plan import EventType
+from resolvers import summary_plans
+from resolvers.draft import Draft
+from resolvers.handoffs import PlannedHandoff
+from resolvers.providers import ProviderCapabilities
+from resolvers.run_plans import StartOutcome
+from resolvers.start import StartDecision
+from resolvers.summary_requests import SummaryRequest
+from resolvers.summary_sources import Assignment
+
+
+def summary_failed(
+    draft: Draft,
+    state: ThreadState,
+    related: Mapping[str, ThreadState],
+    run: RunNode,
+    pending: Sequence[HandoffNode],
+    replans: Sequence[PlannedHandoff],
+    assignments: Sequence[Assignment],
+    cached: Mapping[str, HandoffNode],
+    reason: str,
+    provider: ProviderCapabilities,
+) -> StartOutcome:
+    pt = state.provider_thread(run.providerThreadId)
+    if pt is None:  # a run in progress always has its provider thread
+        raise AssertionError(f"run {run.id} has no provider thread")
+    thread_id = state.thread.id
+    replacements: list[HandoffNode] = []
+    requests: list[SummaryRequest] = []
+    for old, plan, assignment in zip(pending, replans, assignments, strict=True):
+        node = plan.to_node(draft.new_id("hnd"), thread_id, pt.id, draft.at).model_copy(
+            update={"targetRunId": run.id}
+        )
+        if assignment.request is None:
+            node = node.model_copy(
+                update={
+                    "summarySource": old.summarySource,
+                    "fallbackReason": f"the {old.summarySource} summary failed: {reason}",
+                }
+            )
+        else:
+            node, asked = summary_plans.sourced(node, assignment, cached)
+            requests.extend([asked] if asked else [])
+        draft.handoff(node)
+        draft.change(
+            "handoff",
+            old.id,
+            status=HandoffStatus.FAILED,
+            failureReason=reason,
+            supersededById=node.id,
+            updatedAt=draft.at,
+        )
+        draft.event(
+            thread_id,
+            EventType.HANDOFF_FAILED,
+            run.id,
+            handoffId=old.id,
+            reason=reason,
+            replacedBy=node.id,
+        )
+        summary_plans.created_event(draft, thread_id, run.id, node)
+        replacements.append(node)
+    new_ids = [node.id for node in replacements]
+    draft.move(run.id, pt.id, new_ids)
+    failed = {h.id for h in pending}
+    kept = [h for h in state.handoffs if h.targetRunId == run.id and h.id not in failed]
+    handoffs = injection_order([*kept, *replacements], state, related)
+    draft.change("run", run.id, status=summary_plans.run_status(pt, handoffs))
+    moved = run.model_copy(update={"consumedHandoffIds": [*run.consumedHandoffIds, *new_ids]})
+    return StartOutcome(
+        run=draft.updated("run", moved),
+        provider_thread=pt,
+        handoffs=handoffs,
+        transfers=[],
+        decision=summary_plans.explained(
+            _as_started(run, pt, provider, replans, pending, reason), requests
+        ),
+        requests=requests,
+    )
+
+
+def _as_started(
+    run: RunNode,
+    pt: ProviderThreadNode,
+    provider: ProviderCapabilities,
+    replans: Sequence[PlannedHandoff],
+    pending: Sequence[HandoffNode],
+    reason: str,
+) -> StartDecision:
+    """The decision the run started with, told again: only its summaries changed."""
+    action = run.providerAction or (
+        ProviderAction.RESUME if pt.nativeRef else ProviderAction.CREATE
+    )
+    strategy = run.startStrategy or (
+        StartStrategy.FULL_HANDOFF_EXISTING_THREAD
+        if pt.nativeRef
+        else StartStrategy.FULL_HANDOFF_NEW_THREAD
+    )
+    names = ", ".join(f"{h.id} ({h.summarySource})" for h in pending)
+    return StartDecision(
+        strategy=strategy,
+        providerAction=action,
+        provider=provider,
+        providerThread=pt,
+        handoffs=list(replans),
+        explanation=[
+            f"The summary of handoff {names} failed ({reason}); it is FAILED and a new "
+            "handoff over the same runs replaces it.",
+            f"The run stays on provider thread {pt.id}: {action.value.lower()} it as the "
+            "start said, once every handoff is READY.",
+        ],
+    )
+
+
+def injection_order(
+    handoffs: Sequence[HandoffNode], state: ThreadState, related: Mapping[str, ThreadState]
+) -> list[HandoffNode]:
+    """The order a start injects its handoffs in: inherited context root first, then the
+    thread's own summary, then merge-backs and subagent results."""
+    ancestors: list[str] = []  # parent first
+    current = state.thread
+    while current.parentId is not None and current.parentId in related:
+        ancestors.append(current.parentId)
+        current = related[current.parentId].thread
+
+    def key(h: HandoffNode) -> tuple[int, int, datetime, str]:
+        if h.sourceThreadId == state.thread.id:
+            return (1, 0, h.createdAt, h.id)
+        if h.kind is HandoffKind.PORTABLE_CONTEXT and h.sourceThreadId in ancestors:
+            return (0, -ancestors.index(h.sourceThreadId), h.createdAt, h.id)
+        return (2, 0, h.createdAt, h.id)
+
+    return sorted(handoffs, key=key)

@@ -1,0 +1,230 @@
+"""What the summary sources write: handoffs that wait for a summary, and what fills them.
+
+A handoff another summarizer writes is created PENDING, with no text yet, and its run
+stays STARTING until every handoff it consumes is READY or replaced. A provider fills it
+with submitHandoffSummary; the configured summarizer's answer (or, when that failed, the
+local summary and why) fills it in the start's second transaction. A READY handoff is
+never changed: it is superseded. So PENDING handoffs only ever belong to a run in
+progress: completeRun waits for them, failRun marks them FAILED.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from graph.errors import conflict
+from graph.models import (
+    HandoffNode,
+    HandoffSection,
+    HandoffStatus,
+    ProviderThreadNode,
+    RunNode,
+    RunStatus,
+    SummarySource,
+    ThreadState,
+)
+from graph.plan import EventType
+from resolvers.draft import Draft
+from resolvers.start import StartDecision
+from resolvers.summarizer import token_estimate
+from resolvers.summary_requests import SummaryRequest, SummaryResult, refusal
+from resolvers.summary_sources import Assignment
+
+
+def sourced(
+    node: HandoffNode, assignment: Assignment, cached: Mapping[str, HandoffNode]
+) -> tuple[HandoffNode, SummaryRequest | None]:
+    """`node` (built with the local summary) as its source has it: unchanged when that
+    source is LOCAL, READY with a cached configured summary, else PENDING with the
+    request that will fill it."""
+    request = assignment.request
+    if request is None:
+        return node, None
+    request = request.model_copy(update={"handoffId": node.id})
+    hit = cached.get(request.key) if assignment.configured else None
+    if hit is not None:
+        return _from_cache(node, hit, request.key), None
+    waiting = node.model_copy(
+        update={
+            "status": HandoffStatus.PENDING,
+            "summarySource": assignment.source,
+            "summaryText": "",
+            "sections": [],
+            "tokenEstimate": 0,
+            "generationMs": None,
+        }
+    )
+    return waiting, request
+
+
+def _from_cache(node: HandoffNode, hit: HandoffNode, key: str) -> HandoffNode:
+    """The configured summary of the same material, paid for once: nothing generated now."""
+    return node.model_copy(
+        update={
+            "summarySource": SummarySource.CONFIGURED,
+            "summaryText": hit.summaryText,
+            "sections": hit.sections,
+            "tokenEstimate": hit.tokenEstimate,
+            "createdByProvider": hit.createdByProvider,
+            "model": hit.model,
+            "generationMs": 0.0,
+            "summaryKey": key,
+            "cachedFromId": hit.id,
+        }
+    )
+
+
+def explained(decision: StartDecision, requests: Iterable[SummaryRequest]) -> StartDecision:
+    """The decision, saying which summaries the caller must have a provider write (the
+    configured summarizer's are fetched before the start answers)."""
+    said = [
+        f"Handoff {r.handoffId} waits for its summary from {r.provider} ({r.source}): run "
+        "its summarization request there and submit the text with submitHandoffSummary "
+        "before acting on the provider."
+        for r in requests
+        if r.source is not SummarySource.CONFIGURED
+    ]
+    if not said:
+        return decision
+    return decision.model_copy(update={"explanation": [*decision.explanation, *said]})
+
+
+def written(handoff: HandoffNode) -> str:
+    """What a configured summary's answer says about it."""
+    if handoff.fallbackReason is not None:
+        return (
+            f"The configured summary of handoff {handoff.id} failed ({handoff.fallbackReason}); "
+            "the local summary stands in."
+        )
+    return f"Handoff {handoff.id} was summarised by {handoff.createdByProvider} ({handoff.model})."
+
+
+def text_sections(text: str) -> list[HandoffSection]:
+    """Sections of a summary written elsewhere: one, its lines as they are."""
+    return [HandoffSection(title="Summary", lines=text.splitlines())]
+
+
+def run_status(pt: ProviderThreadNode, handoffs: Iterable[HandoffNode]) -> RunStatus:
+    """A run is RUNNING once its provider thread has a native ref and no handoff it
+    consumes still waits for its summary."""
+    waiting = any(h.status is HandoffStatus.PENDING for h in handoffs)
+    return RunStatus.RUNNING if pt.nativeRef and not waiting else RunStatus.STARTING
+
+
+def pending_of(state: ThreadState, run_id: str) -> list[HandoffNode]:
+    return [
+        h for h in state.handoffs if h.targetRunId == run_id and h.status is HandoffStatus.PENDING
+    ]
+
+
+def require_settled(state: ThreadState, run: RunNode) -> None:
+    """completeRun waits until no handoff of the run waits for its summary."""
+    waiting = pending_of(state, run.id)
+    if waiting:
+        names = ", ".join(f"{h.id} ({h.summarySource})" for h in waiting)
+        raise conflict(
+            f"Run {run.ordinal} still waits for the summary of handoff {names}: submit it "
+            "with submitHandoffSummary, or reportStartFailure to fall back to the local "
+            "summary, before completing the run."
+        )
+
+
+def settle(draft: Draft, state: ThreadState, run_id: str | None, filled: set[str]) -> None:
+    """After `filled` handoffs got their text, their run may run."""
+    run = state.run_in_progress
+    if run is None or run.id != run_id or run.status is not RunStatus.STARTING:
+        return
+    pt = state.provider_thread(run.providerThreadId)
+    still = [h for h in pending_of(state, run.id) if h.id not in filled]
+    if pt is not None and run_status(pt, still) is RunStatus.RUNNING:
+        draft.change("run", run.id, status=RunStatus.RUNNING)
+
+
+def fill_configured(
+    draft: Draft, state: ThreadState, request: SummaryRequest, result: SummaryResult
+) -> HandoffNode | None:
+    """The configured summarizer's answer, or the local summary and why, in the handoff
+    that waits for it; None when it no longer waits (filled or replaced meanwhile)."""
+    handoff = next((h for h in state.handoffs if h.id == request.handoffId), None)
+    if (
+        handoff is None
+        or handoff.status is not HandoffStatus.PENDING
+        or handoff.summarySource is not SummarySource.CONFIGURED
+    ):
+        return None
+    text = (result.text or "").strip() + "\n"
+    reason = result.fallbackReason or refusal(text, request.maxTokens)
+    if reason is None:
+        content = {
+            "summaryText": text,
+            "sections": text_sections(text),
+            "tokenEstimate": token_estimate(text),
+            "createdByProvider": result.createdBy,
+            "model": result.model,
+            "summaryKey": result.key,
+        }
+    else:
+        local = request.material.local(request.maxTokens)
+        content = {
+            "summaryText": local.text,
+            "sections": local.sections,
+            "tokenEstimate": local.tokenEstimate,
+            "fallbackReason": reason,
+        }
+    draft.change(
+        "handoff",
+        handoff.id,
+        **content,
+        generationMs=result.generationMs,
+        status=HandoffStatus.READY,
+        updatedAt=draft.at,
+    )
+    draft.event(
+        state.thread.id,
+        EventType.HANDOFF_SUMMARIZED,
+        handoff.targetRunId,
+        handoffId=handoff.id,
+        source=SummarySource.CONFIGURED.value,
+        model=content.get("model"),
+        generationMs=result.generationMs,
+        fallbackReason=reason,
+    )
+    return draft.updated("handoff", handoff)
+
+
+def fail_pending(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> None:
+    """failRun: the summaries the run waited for will never be used."""
+    for handoff in pending_of(state, run.id):
+        why = f"run {run.ordinal} failed before its summary arrived: {reason}"
+        draft.change(
+            "handoff",
+            handoff.id,
+            status=HandoffStatus.FAILED,
+            failureReason=why,
+            updatedAt=draft.at,
+        )
+        draft.event(
+            state.thread.id, EventType.HANDOFF_FAILED, run.id, handoffId=handoff.id, reason=why
+        )
+
+
+def created_event(draft: Draft, thread_id: str, run_id: str, handoff: HandoffNode) -> None:
+    extra = {
+        key: value
+        for key, value in {
+            "fallbackReason": handoff.fallbackReason,
+            "cachedFrom": handoff.cachedFromId,
+        }.items()
+        if value is not None
+    }
+    draft.event(
+        thread_id,
+        EventType.HANDOFF_CREATED,
+        run_id,
+        handoffId=handoff.id,
+        strategy=handoff.strategy.value,
+        covered=[handoff.coveredFrom, handoff.coveredTo],
+        source=handoff.summarySource.value,
+        status=handoff.status.value,
+        **extra,
+    )

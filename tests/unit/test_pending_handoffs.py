@@ -1,0 +1,94 @@
+"""PENDING → READY | FAILED on the pure plans, replayed without a database."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.errors import ErrorCode, ThreadlineError
+from graph.models import HandoffStatus, HistoryMode, RunStatus, SummarySource
+from graph.plan import EventType
+from resolvers import handoff_plans, run_plans
+from resolvers.run_plans import StartOutcome
+from resolvers.start import StartRequest, decide_start
+from resolvers.summary_sources import SummaryPolicy, assign
+from tests.unit.scenario import Scenario
+
+
+def waiting_start(source: SummarySource) -> tuple[Scenario, StartOutcome]:
+    """Runs 1-2 on codex, then a start on claude whose summary `source` writes."""
+    scenario = Scenario()
+    scenario.run("codex")
+    scenario.run("codex")
+    state = scenario.state
+    request = StartRequest(provider="claude", input="next")
+    decision = decide_start(state, request, scenario.registry, scenario.policy, scenario.content())
+    assignments = assign(
+        decision.handoffs, source, decision.provider, {"t": state}, SummaryPolicy()
+    )
+    outcome = scenario.apply(
+        lambda draft: run_plans.start(draft, state, request, decision, assignments=assignments)
+    )
+    return scenario, outcome
+
+
+def test_a_pending_handoff_holds_its_run_until_it_is_filled() -> None:
+    scenario, outcome = waiting_start(SummarySource.LEAVING_PROVIDER)
+    [waiting] = outcome.handoffs
+    assert (waiting.status, waiting.summaryText, waiting.generationMs) == (
+        HandoffStatus.PENDING,
+        "",
+        None,
+    )
+    [asked] = outcome.requests
+    assert (asked.handoffId, asked.provider) == (waiting.id, "codex")
+    assert outcome.context_text is None and outcome.waiting_requests == [asked]
+    run = scenario.runs[outcome.run_id]
+    with pytest.raises(ThreadlineError) as refused:
+        scenario.apply(
+            lambda draft: run_plans.complete(draft, scenario.state, run, None, [], None, None)
+        )
+    assert refused.value.code is ErrorCode.CONFLICT
+
+    pt = scenario.provider_threads[outcome.provider_thread_id]
+    scenario.apply(
+        lambda draft: run_plans.attach(draft, scenario.state, pt, "native", HistoryMode.LEGACY)
+    )
+    assert scenario.runs[run.id].status is RunStatus.STARTING  # attached, still waiting
+
+    target = scenario.provider_threads[pt.id]
+    scenario.apply(
+        lambda draft: handoff_plans.replace(
+            draft,
+            scenario.state,
+            waiting,
+            "by codex",
+            handoff_plans.submitted_sections("by codex"),
+            handoff_plans.submitted(waiting, target, "codex", draft.at),
+            EventType.HANDOFF_SUBMITTED,
+        )
+    )
+    filled = scenario.handoffs[waiting.id]
+    assert (filled.status, filled.createdByProvider, filled.summarySource) == (
+        HandoffStatus.READY,
+        "codex",
+        SummarySource.LEAVING_PROVIDER,
+    )
+    assert scenario.runs[run.id].status is RunStatus.RUNNING
+
+
+def test_failing_a_waiting_run_fails_its_pending_handoffs() -> None:
+    scenario, outcome = waiting_start(SummarySource.ENTERING_PROVIDER)
+    run = scenario.runs[outcome.run_id]
+    scenario.apply(lambda draft: run_plans.fail(draft, scenario.state, run, "gave up"))
+    [handoff] = outcome.handoffs
+    failed = scenario.handoffs[handoff.id]
+    assert failed.status is HandoffStatus.FAILED and "gave up" in (failed.failureReason or "")
+    assert scenario.state.handoffs == []  # nothing is left waiting
+
+
+def test_a_local_start_is_what_it_was() -> None:
+    _, outcome = waiting_start(SummarySource.LOCAL)
+    [made] = outcome.handoffs
+    assert made.status is HandoffStatus.READY and made.summarySource is SummarySource.LOCAL
+    assert outcome.requests == [] and outcome.context_text == made.summaryText
+    assert outcome.run.startStrategy is not None and outcome.run.providerAction is not None
