@@ -23,6 +23,8 @@ window.threadline = {
       to: e.data("target"),
       relationship: e.data("relationship"),
       sourceRunOrdinal: e.data("sourceRunOrdinal"),
+      divergence: e.data("divergence"),
+      label: e.data("label"),
     })),
   }),
 };
