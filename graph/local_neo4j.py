@@ -33,6 +33,7 @@ from typing import NamedTuple
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
+from graph import neo4j_browser
 from graph.runtime import ports as net
 from graph.runtime import process
 
@@ -315,7 +316,18 @@ class LocalNeo4j:
             yield
 
     def fetch_jars(self) -> None:
-        """Download the server jars once into the shared lib folder (Maven, ~/.m2 cache)."""
+        """Download the server jars once into the shared lib folder (Maven, ~/.m2 cache).
+
+        Neo4j Browser's jar is then swapped for a copy that requests nothing from other hosts
+        (derived once, see graph/neo4j_browser.py).
+        """
+        self._fetch_maven_jars()
+        try:
+            neo4j_browser.install_offline(self.lib_dir)
+        except neo4j_browser.BrowserJarError as error:
+            raise LocalNeo4jError(str(error)) from error
+
+    def _fetch_maven_jars(self) -> None:
         marker = self.lib_dir / ".complete"
         # The stamp names the pom too, so a changed pom (e.g. a new jar) fetches again.
         stamp = f"{self.version} {hashlib.sha256(_resource('pom.xml').encode()).hexdigest()}"
