@@ -16,6 +16,7 @@ from api.services import Services
 from api.settings import Settings
 from graph.errors import ThreadlineError
 from graph.store import Store, Tx
+from resolvers.as_of import Instant
 from resolvers.providers import ProviderRegistry
 
 T = TypeVar("T")
@@ -40,6 +41,7 @@ class Context:
     socket: SocketState | None = None  # websocket connections only
     loaders: Loaders = field(init=False)
     caller: Caller = field(init=False)
+    _past: dict[Instant, Loaders] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._bind_workspace()
@@ -98,6 +100,15 @@ class Context:
         caller = self.caller
         return await self.store.write(lambda tx: work(tx, caller), idempotent=True)
 
+    def loaders_at(self, instant: Instant | None) -> Loaders:
+        """The request's loaders for now (None) or for a past instant."""
+        if instant is None:
+            return self.loaders
+        found = self._past.get(instant)
+        if found is None:
+            found = self._past[instant] = Loaders(self.store, self.workspace, instant)
+        return found
+
     def authorize(self, needed: Access) -> None:
         """Raise UNAUTHENTICATED or FORBIDDEN unless the caller may do this."""
         if self.auth_error is not None or self.principal is None:
@@ -106,6 +117,7 @@ class Context:
 
     def _bind_workspace(self) -> None:
         self.loaders = Loaders(self.store, self.workspace)
+        self._past = {}
         self.caller = Caller(
             self.workspace,
             self.providers,

@@ -22,11 +22,11 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from api import configured
+from api import configured, past
 from api import types as t
 from api.access import Access
 from api.auth import Scope
-from api.commands import handoffs, runs
+from api.commands import handoffs, lineage, runs
 from api.commands.caller import Caller
 from api.cost import cost_limit_extension
 from api.errors import CodedErrors
@@ -36,11 +36,12 @@ from api.requests import SubscriptionsOverWebsocket
 from api.settings import Settings
 from graph import models, repo
 from graph.errors import invalid, not_found
-from graph.models import ThreadState
 from graph.store import Tx
+from resolvers.lineage_plans import MergeBackOutlook
+from resolvers.replay import Explained, explained
 from resolvers.rollback import RollbackDecision
 from resolvers.run_plans import StartOutcome
-from resolvers.start import StartDecision, StartRequest
+from resolvers.start import StartRequest
 
 Info = t.Info
 DOCUMENT_CACHE = 512  # distinct query texts kept parsed and validated
@@ -109,8 +110,10 @@ class Query:
         ]
 
     @strawberry.field
-    async def thread(self, info: Info, id: strawberry.ID) -> t.Thread | None:
-        return await t.thread_by_id(info, id)
+    async def thread(
+        self, info: Info, id: strawberry.ID, as_of: datetime | None = None
+    ) -> t.Thread | None:
+        return await t.thread_by_id(info, id, past.instant(as_of))
 
     @strawberry.field
     async def threads(
@@ -156,6 +159,7 @@ class Query:
         thread_id: strawberry.ID,
         direction: t.LineageDirection | None = models.LineageDirection.BOTH,
         depth: int | None = 10,
+        as_of: datetime | None = None,
     ) -> t.Lineage:
         hops = 10 if depth is None else depth
         if hops < 0:
@@ -165,9 +169,14 @@ class Query:
         async def work(tx: Tx) -> models.Lineage | None:
             return await repo.lineage(tx, info.context.workspace, thread_id, way.value, hops)
 
-        return t.Lineage.of(await info.context.store.read(work))
+        found = await info.context.store.read(work)
+        at = past.instant(as_of)
+        return t.Lineage.of(found) if at is None else await past.lineage(info, found, at)
 
-    @t.described("Dry run of startRun: same decision, nothing written.")
+    @t.described(
+        "Dry run of startRun: same decision, nothing written. With asOf, the decision as it "
+        "would have been made then; where a run recorded another, the record is answered."
+    )
     async def explain_start_context(
         self,
         info: Info,
@@ -175,23 +184,35 @@ class Query:
         provider: str,
         model: str | None = None,
         runtime_mode: str | None = None,
+        as_of: datetime | None = None,
     ) -> t.StartContextPlan:
         request = StartRequest(provider=provider, input="", model=model, runtimeMode=runtime_mode)
+        at = past.instant(as_of)
 
-        async def explain(tx: Tx, caller: Caller) -> tuple[StartDecision, ThreadState]:
-            return await runs.explain_start(tx, caller, thread_id, request)
+        async def now(tx: Tx, caller: Caller) -> Explained:
+            decision, state = await runs.explain_start(tx, caller, thread_id, request)
+            return explained(decision, state)
 
-        decision, state = await info.context.examine(explain)
-        pt = decision.providerThread
-        return t.StartContextPlan(
-            strategy=decision.strategy,
-            provider_action=decision.providerAction,
-            provider_thread=t.ProviderThread.of(pt) if pt else None,
-            handoff_strategies=[h.strategy for h in decision.handoffs],
-            covered_run_ordinals=decision.covered_ordinals(state),
-            token_estimate=decision.token_estimate,
-            staleness_signals=decision.stalenessSignals,
-            explanation=decision.explanation,
+        async def then(tx: Tx, caller: Caller) -> Explained:
+            assert at is not None
+            return await runs.explain_start_then(tx, caller, thread_id, request, at.at)
+
+        found = await info.context.examine(now if at is None else then)
+        return await t.StartContextPlan.of(info, found, at)
+
+    @t.described("Dry run of mergeBack: what it would carry, and where, or why it would refuse.")
+    async def explain_merge_back(self, info: Info, thread_id: strawberry.ID) -> t.MergeBackPlan:
+        async def explain(tx: Tx, caller: Caller) -> MergeBackOutlook:
+            return await lineage.explain_merge_back(tx, caller, thread_id)
+
+        found = await info.context.examine(explain)
+        return t.MergeBackPlan(
+            possible=found.reason is None,
+            reason=found.reason,
+            run_ordinals=list(found.runs),
+            context_text=found.text,
+            token_estimate=found.tokenEstimate,
+            target_thread_id=strawberry.ID(found.targetThreadId),
         )
 
     @strawberry.field

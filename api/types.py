@@ -10,11 +10,15 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.context import Context
+from api.loaders import Loaders
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges
+from resolvers.as_of import Instant
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
+from resolvers.divergence import Divergence
+from resolvers.replay import Explained
 from resolvers.summary_requests import SummaryRequest
 
 Info = strawberry.Info[Context, None]
@@ -97,9 +101,10 @@ class Thread:
     created_at: datetime
     relationship_to_parent: ThreadRelationship | None
     clean_context_requested: bool
+    as_of: strawberry.Private[Instant | None] = None  # None: now
 
     @classmethod
-    def of(cls, node: models.ThreadNode) -> Thread:
+    def of(cls, node: models.ThreadNode, as_of: Instant | None = None) -> Thread:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -108,52 +113,53 @@ class Thread:
             created_at=node.createdAt,
             relationship_to_parent=node.relationshipToParent,
             clean_context_requested=node.cleanContextRequested,
+            as_of=as_of,
         )
 
     @strawberry.field
     async def parent(self, info: Info) -> Thread | None:
-        return await thread_by_id(info, self.node.parentId)
+        return await thread_by_id(info, self.node.parentId, self.as_of)
 
     @strawberry.field
     async def root(self, info: Info) -> Thread:
         if self.node.rootId == self.node.id:
             return self
-        root = await thread_by_id(info, self.node.rootId)
+        root = await thread_by_id(info, self.node.rootId, self.as_of)
         return root or self
 
     @strawberry.field
     async def children(self, info: Info) -> list[Thread]:
-        found = await info.context.loaders.children_of_thread.load(self.node.id)
-        return [Thread.of(child) for child in found]
+        found = await loaders(info, self.as_of).children_of_thread.load(self.node.id)
+        return [Thread.of(child, self.as_of) for child in found]
 
     @strawberry.field
     async def runs(self, info: Info, include_rolled_back: bool | None = False) -> list[Run]:
-        found = await info.context.loaders.runs_of_thread.load(self.node.id)
+        found = await loaders(info, self.as_of).runs_of_thread.load(self.node.id)
         return [
-            Run.of(run)
+            Run.of(run, self.as_of)
             for run in found
             if include_rolled_back or run.status is not models.RunStatus.ROLLED_BACK
         ]
 
     @strawberry.field
     async def active_run(self, info: Info) -> Run | None:
-        found = await info.context.loaders.runs_of_thread.load(self.node.id)
-        return next((Run.of(r) for r in found if r.status in models.IN_PROGRESS), None)
+        found = await loaders(info, self.as_of).runs_of_thread.load(self.node.id)
+        return next((Run.of(r, self.as_of) for r in found if r.status in models.IN_PROGRESS), None)
 
     @strawberry.field
     async def latest_stable_run(self, info: Info) -> Run | None:
-        found = await info.context.loaders.runs_of_thread.load(self.node.id)
+        found = await loaders(info, self.as_of).runs_of_thread.load(self.node.id)
         stable = [r for r in found if r.status is models.RunStatus.COMPLETED and r.checkpoint]
-        return Run.of(stable[-1]) if stable else None
+        return Run.of(stable[-1], self.as_of) if stable else None
 
     @strawberry.field
     async def provider_threads(self, info: Info) -> list[ProviderThread]:
-        found = await info.context.loaders.provider_threads_of_thread.load(self.node.id)
-        return [ProviderThread.of(pt) for pt in found]
+        found = await loaders(info, self.as_of).provider_threads_of_thread.load(self.node.id)
+        return [ProviderThread.of(pt, self.as_of) for pt in found]
 
     @strawberry.field
     async def coverage(self, info: Info) -> list[ProviderThreadCoverage]:
-        state = await info.context.loaders.coverage_state.load(self.node.id)
+        state = await loaders(info, self.as_of).coverage_state.load(self.node.id)
         if state is None:
             return []
         return [
@@ -163,13 +169,55 @@ class Thread:
 
     @strawberry.field
     async def incoming_transfers(self, info: Info) -> list[ContextTransfer]:
-        found = await info.context.loaders.transfers_in.load(self.node.id)
-        return [ContextTransfer.of(x) for x in found]
+        found = await loaders(info, self.as_of).transfers_in.load(self.node.id)
+        return [ContextTransfer.of(x, self.as_of) for x in found]
 
     @strawberry.field
     async def outgoing_transfers(self, info: Info) -> list[ContextTransfer]:
-        found = await info.context.loaders.transfers_out.load(self.node.id)
-        return [ContextTransfer.of(x) for x in found]
+        found = await loaders(info, self.as_of).transfers_out.load(self.node.id)
+        return [ContextTransfer.of(x, self.as_of) for x in found]
+
+    @described("On a fork or subagent: how it and its source have moved apart. Null on a root.")
+    async def divergence(self, info: Info) -> ForkDivergence | None:
+        if self.node.parentId is None:
+            return None
+        found = await loaders(info, self.as_of).divergence.load(self.node.id)
+        return ForkDivergence.of(found) if found else None
+
+
+@strawberry.type
+class ForkDivergence:
+    source_runs_since_fork: list[int] = strawberry.field(
+        description="Ordinals of the source's live (not rolled back) runs after the fork point."
+    )
+    source_rolled_back_past_fork: bool
+    source_rolled_back_to: int | None = strawberry.field(
+        description="The ordinal the source was rolled back to, when it was."
+    )
+    unmerged_run_ordinals: list[int] = strawberry.field(
+        description="The fork's history runs no merge-back (or subagent result) has carried."
+    )
+    last_merge_back_at: datetime | None
+
+    @classmethod
+    def of(cls, found: Divergence) -> ForkDivergence:
+        return cls(
+            source_runs_since_fork=list(found.sourceRunsSinceFork),
+            source_rolled_back_past_fork=found.sourceRolledBackPastFork,
+            source_rolled_back_to=found.sourceRolledBackTo,
+            unmerged_run_ordinals=list(found.unmerged),
+            last_merge_back_at=found.lastMergeBackAt,
+        )
+
+
+@strawberry.type
+class MergeBackPlan:
+    possible: bool
+    reason: str | None = strawberry.field(description="Why not, when not possible.")
+    run_ordinals: list[int] = strawberry.field(description="The fork's runs it would carry.")
+    context_text: str | None = strawberry.field(description="The delta it would deliver.")
+    token_estimate: int
+    target_thread_id: strawberry.ID
 
 
 @strawberry.type
@@ -205,14 +253,16 @@ class Checkpoint:
     id: strawberry.ID
     ref: str | None
     created_at: datetime
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.CheckpointNode) -> Checkpoint:
+    def of(cls, node: models.CheckpointNode, as_of: Instant | None = None) -> Checkpoint:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
             ref=node.ref,
             created_at=node.createdAt,
+            as_of=as_of,
         )
 
     @strawberry.field
@@ -226,7 +276,7 @@ class Checkpoint:
 
     @strawberry.field
     async def run(self, info: Info) -> Run:
-        return await required(run_by_id(info, self.node.runId))
+        return await required(run_by_id(info, self.node.runId, self.as_of))
 
 
 @strawberry.type
@@ -243,9 +293,10 @@ class Run:
     failure_reason: str | None
     started_at: datetime
     completed_at: datetime | None
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.RunNode) -> Run:
+    def of(cls, node: models.RunNode, as_of: Instant | None = None) -> Run:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -259,28 +310,32 @@ class Run:
             failure_reason=node.failureReason,
             started_at=node.startedAt,
             completed_at=node.completedAt,
+            as_of=as_of,
         )
 
     @strawberry.field
     def checkpoint(self) -> Checkpoint | None:
-        return Checkpoint.of(self.node.checkpoint) if self.node.checkpoint else None
+        found = self.node.checkpoint
+        return Checkpoint.of(found, self.as_of) if found else None
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId))
+        return await required(thread_by_id(info, self.node.threadId, self.as_of))
 
     @strawberry.field
     async def provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.providerThreadId)
+        return await provider_thread_by_id(info, self.node.providerThreadId, self.as_of)
 
     @strawberry.field
     async def context_handoffs(self, info: Info) -> list[ContextHandoff]:
-        found = await info.context.loaders.handoffs_consumed.load(self.node.id)
-        return [ContextHandoff.of(h) for h in found]
+        found = await loaders(info, self.as_of).handoffs_consumed.load(self.node.id)
+        return [ContextHandoff.of(h, self.as_of) for h in found]
 
     @strawberry.field
     async def items(self, info: Info) -> list[RunItem]:
-        found = await info.context.loaders.items_of_run.load(self.node.id)
+        if self.node.status in models.IN_PROGRESS:
+            return []  # a run reports its items when it ends
+        found = await loaders(info, self.as_of).items_of_run.load(self.node.id)
         return [RunItem.of(item) for item in found]
 
 
@@ -313,9 +368,10 @@ class ProviderThread:
     model: str | None
     runtime_mode: str | None
     history_mode: HistoryMode
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.ProviderThreadNode) -> ProviderThread:
+    def of(cls, node: models.ProviderThreadNode, as_of: Instant | None = None) -> ProviderThread:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -325,11 +381,12 @@ class ProviderThread:
             model=node.model,
             runtime_mode=node.runtimeMode,
             history_mode=node.historyMode,
+            as_of=as_of,
         )
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId))
+        return await required(thread_by_id(info, self.node.threadId, self.as_of))
 
     @strawberry.field
     async def first_run_ordinal(self, info: Info) -> int | None:
@@ -347,8 +404,8 @@ class ProviderThread:
 
     @strawberry.field
     async def handoffs(self, info: Info) -> list[ContextHandoff]:
-        found = await info.context.loaders.handoffs_received.load(self.node.id)
-        return [ContextHandoff.of(h) for h in found]
+        found = await loaders(info, self.as_of).handoffs_received.load(self.node.id)
+        return [ContextHandoff.of(h, self.as_of) for h in found]
 
     @described("When STALE: the staleness signals that retired it.")
     def stale_signals(self) -> list[models.StalenessSignal]:
@@ -360,7 +417,7 @@ class ProviderThread:
 
     @strawberry.field
     async def forked_from(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.forkedFromId)
+        return await provider_thread_by_id(info, self.node.forkedFromId, self.as_of)
 
     @strawberry.field
     async def coverage(self, info: Info) -> ProviderThreadCoverage:
@@ -370,7 +427,7 @@ class ProviderThread:
         return list((await self._coverage(info)).native)
 
     async def _coverage(self, info: Info) -> Coverage:
-        state = await info.context.loaders.coverage_state.load(self.node.threadId)
+        state = await loaders(info, self.as_of).coverage_state.load(self.node.threadId)
         if state is None:
             return compute_coverage(self.node, Ranges(), [])
         # This provider thread as the coverage read found it (its ranges are current there).
@@ -416,9 +473,10 @@ class ContextHandoff:
     failure_reason: str | None = strawberry.field(
         description="When FAILED: why its summary never came."
     )
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.HandoffNode) -> ContextHandoff:
+    def of(cls, node: models.HandoffNode, as_of: Instant | None = None) -> ContextHandoff:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -435,6 +493,7 @@ class ContextHandoff:
             generation_ms=node.generationMs,
             fallback_reason=node.fallbackReason,
             failure_reason=node.failureReason,
+            as_of=as_of,
         )
 
     @strawberry.field
@@ -447,38 +506,38 @@ class ContextHandoff:
 
     @strawberry.field
     async def transfer(self, info: Info) -> ContextTransfer | None:
-        return await transfer_by_id(info, self.node.transferId)
+        return await transfer_by_id(info, self.node.transferId, self.as_of)
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId))
+        return await required(thread_by_id(info, self.node.threadId, self.as_of))
 
     @strawberry.field
     async def source_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.sourceThreadId))
+        return await required(thread_by_id(info, self.node.sourceThreadId, self.as_of))
 
     @strawberry.field
     async def target_run(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.node.targetRunId)
+        return await run_by_id(info, self.node.targetRunId, self.as_of)
 
     @strawberry.field
     async def from_provider_threads(self, info: Info) -> list[ProviderThread]:
-        found = await info.context.loaders.provider_thread.load_many(
+        found = await loaders(info, self.as_of).provider_thread.load_many(
             self.node.fromProviderThreadIds
         )
-        return [ProviderThread.of(pt) for pt in found if pt is not None]
+        return [ProviderThread.of(pt, self.as_of) for pt in found if pt is not None]
 
     @strawberry.field
     async def to_provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.toProviderThreadId)
+        return await provider_thread_by_id(info, self.node.toProviderThreadId, self.as_of)
 
     @strawberry.field
     async def superseded_by(self, info: Info) -> ContextHandoff | None:
-        return await handoff_by_id(info, self.node.supersededById)
+        return await handoff_by_id(info, self.node.supersededById, self.as_of)
 
     @described("The handoff whose configured summary this one reuses (paid for once).")
     async def cached_from(self, info: Info) -> ContextHandoff | None:
-        return await handoff_by_id(info, self.node.cachedFromId)
+        return await handoff_by_id(info, self.node.cachedFromId, self.as_of)
 
 
 @strawberry.type
@@ -487,30 +546,32 @@ class SourcePoint:
     turn_item_id: str | None
     provider_thread_ref: str | None
     provider_turn_ref: str | None
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, point: models.SourcePoint) -> SourcePoint:
+    def of(cls, point: models.SourcePoint, as_of: Instant | None = None) -> SourcePoint:
         return cls(
             point=point,
             turn_item_id=point.turnItemId,
             provider_thread_ref=point.providerThreadRef,
             provider_turn_ref=point.providerTurnRef,
+            as_of=as_of,
         )
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.point.threadId))
+        return await required(thread_by_id(info, self.point.threadId, self.as_of))
 
     @strawberry.field
     async def run(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.point.runId)
+        return await run_by_id(info, self.point.runId, self.as_of)
 
     @strawberry.field
     async def checkpoint(self, info: Info) -> Checkpoint | None:
         if self.point.checkpointId is None:
             return None
-        found = await info.context.loaders.checkpoint.load(self.point.checkpointId)
-        return Checkpoint.of(found) if found else None
+        found = await loaders(info, self.as_of).checkpoint.load(self.point.checkpointId)
+        return Checkpoint.of(found, self.as_of) if found else None
 
 
 @strawberry.type
@@ -526,9 +587,10 @@ class ContextTransfer:
     created_at: datetime
     consumed_at: datetime | None
     failure_reason: str | None
+    as_of: strawberry.Private[Instant | None] = None
 
     @classmethod
-    def of(cls, node: models.TransferNode) -> ContextTransfer:
+    def of(cls, node: models.TransferNode, as_of: Instant | None = None) -> ContextTransfer:
         return cls(
             node=node,
             id=strawberry.ID(node.id),
@@ -541,35 +603,37 @@ class ContextTransfer:
             created_at=node.createdAt,
             consumed_at=node.consumedAt,
             failure_reason=node.failureReason,
+            as_of=as_of,
         )
 
     @strawberry.field
     def source_point(self) -> SourcePoint:
-        return SourcePoint.of(self.node.sourcePoint)
+        return SourcePoint.of(self.node.sourcePoint, self.as_of)
 
     @strawberry.field
     def base_point(self) -> SourcePoint | None:
-        return SourcePoint.of(self.node.basePoint) if self.node.basePoint else None
+        base = self.node.basePoint
+        return SourcePoint.of(base, self.as_of) if base else None
 
     @strawberry.field
     async def source_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.sourceThreadId))
+        return await required(thread_by_id(info, self.node.sourceThreadId, self.as_of))
 
     @strawberry.field
     async def target_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.targetThreadId))
+        return await required(thread_by_id(info, self.node.targetThreadId, self.as_of))
 
     @strawberry.field
     async def resolved_provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.resolvedProviderThreadId)
+        return await provider_thread_by_id(info, self.node.resolvedProviderThreadId, self.as_of)
 
     @strawberry.field
     async def handoff(self, info: Info) -> ContextHandoff | None:
-        return await handoff_by_id(info, self.node.handoffId)
+        return await handoff_by_id(info, self.node.handoffId, self.as_of)
 
     @strawberry.field
     async def consumed_by(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.node.consumedByRunId)
+        return await run_by_id(info, self.node.consumedByRunId, self.as_of)
 
 
 @strawberry.type
@@ -644,6 +708,29 @@ class StartContextPlan:
     token_estimate: int
     staleness_signals: list[StalenessSignal]
     explanation: list[str]
+    recorded_run: Run | None = strawberry.field(
+        description="With asOf: the run that recorded a start of this provider at that instant."
+    )
+    differs_from_record: bool = strawberry.field(
+        description="The replayed decision differs from the recorded one (which is answered)."
+    )
+
+    @classmethod
+    async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:
+        pt = await provider_thread_by_id(info, found.providerThreadId, at)
+        run = found.recordedRun
+        return cls(
+            strategy=found.strategy,
+            provider_action=found.providerAction,
+            provider_thread=pt,
+            handoff_strategies=found.handoffStrategies,
+            covered_run_ordinals=found.covered,
+            token_estimate=found.tokenEstimate,
+            staleness_signals=found.stalenessSignals,
+            explanation=found.explanation,
+            recorded_run=Run.of(run, at) if run else None,
+            differs_from_record=found.differsFromRecord,
+        )
 
 
 @strawberry.type
@@ -714,11 +801,13 @@ class Lineage:
     edges: list[LineageEdge]
 
     @classmethod
-    def of(cls, found: models.Lineage | None) -> Lineage:
+    def of(cls, found: models.Lineage | None, as_of: Instant | None = None) -> Lineage:
         if found is None:
             return cls(nodes=[], edges=[])
         return cls(
-            nodes=[LineageNode(thread=Thread.of(n.thread), depth=n.depth) for n in found.nodes],
+            nodes=[
+                LineageNode(thread=Thread.of(n.thread, as_of), depth=n.depth) for n in found.nodes
+            ],
             edges=[
                 LineageEdge(
                     from_=strawberry.ID(e.from_),
@@ -743,24 +832,42 @@ async def _by_id(
     return wrap(found) if found is not None else None
 
 
-async def thread_by_id(info: Info, ident: str | None) -> Thread | None:
-    return await _by_id(ident, info.context.loaders.thread.load, Thread.of)
+def loaders(info: Info, as_of: Instant | None) -> Loaders:
+    """The request's loaders for now, or for the instant an answer is about."""
+    return info.context.loaders_at(as_of)
 
 
-async def run_by_id(info: Info, ident: str | None) -> Run | None:
-    return await _by_id(ident, info.context.loaders.run.load, Run.of)
+async def thread_by_id(
+    info: Info, ident: str | None, as_of: Instant | None = None
+) -> Thread | None:
+    load = loaders(info, as_of).thread.load
+    return await _by_id(ident, load, lambda node: Thread.of(node, as_of))
 
 
-async def provider_thread_by_id(info: Info, ident: str | None) -> ProviderThread | None:
-    return await _by_id(ident, info.context.loaders.provider_thread.load, ProviderThread.of)
+async def run_by_id(info: Info, ident: str | None, as_of: Instant | None = None) -> Run | None:
+    load = loaders(info, as_of).run.load
+    return await _by_id(ident, load, lambda node: Run.of(node, as_of))
 
 
-async def handoff_by_id(info: Info, ident: str | None) -> ContextHandoff | None:
-    return await _by_id(ident, info.context.loaders.handoff.load, ContextHandoff.of)
+async def provider_thread_by_id(
+    info: Info, ident: str | None, as_of: Instant | None = None
+) -> ProviderThread | None:
+    load = loaders(info, as_of).provider_thread.load
+    return await _by_id(ident, load, lambda node: ProviderThread.of(node, as_of))
 
 
-async def transfer_by_id(info: Info, ident: str | None) -> ContextTransfer | None:
-    return await _by_id(ident, info.context.loaders.transfer.load, ContextTransfer.of)
+async def handoff_by_id(
+    info: Info, ident: str | None, as_of: Instant | None = None
+) -> ContextHandoff | None:
+    load = loaders(info, as_of).handoff.load
+    return await _by_id(ident, load, lambda node: ContextHandoff.of(node, as_of))
+
+
+async def transfer_by_id(
+    info: Info, ident: str | None, as_of: Instant | None = None
+) -> ContextTransfer | None:
+    load = loaders(info, as_of).transfer.load
+    return await _by_id(ident, load, lambda node: ContextTransfer.of(node, as_of))
 
 
 async def read_back(info: Info, answer: Awaitable[T]) -> T:

@@ -378,6 +378,7 @@ class ThreadSim:
         gone = {r.ordinal for r in rolled}
         for run in rolled:
             run.status = "ROLLED_BACK"
+            run.rolled_back_to, run.rolled_back_at = to_ordinal, now
         keep = [i for i, r in enumerate(self.history) if r.ordinal not in gone]
         self.history = [self.history[i] for i in keep]
         self.ordinals = [self.ordinals[i] for i in keep]

@@ -9,7 +9,10 @@ The rules the service follows, and this module mirrors:
 - every node has `workspace`; server-made ids are `<prefix>_<32 hex>`;
 - nested values are JSON strings (`*Json`, keys sorted); Neo4j holds no maps;
 - ids of linked nodes are mirrored as properties beside the relationships;
-- a property whose value is null is not stored at all.
+- a property whose value is null is not stored at all;
+- status-bearing nodes keep `historyJson` (graph/history.py). The simulator knows a node's
+  first state and its last, so that is the history written: an entry when it was made
+  and one when it reached its present state (as-of answers on bulk data see only those).
 
 When the write path gains a property (say per-provider-thread coverage ranges or per-run
 digests), add it to the matching function below; `bench.conformance` compares these
@@ -35,6 +38,8 @@ from bench.records import (
     ThreadRecord,
     TransferRecord,
 )
+from graph import history
+from graph.history import NodeKind
 from graph.models import (
     CheckpointNode,
     FileDiffStat,
@@ -59,6 +64,19 @@ def _present(values: dict[str, Any]) -> Row:
 
 
 # ---- nodes --------------------------------------------------------------------------
+
+
+def _history(kind: NodeKind, *versions: tuple[Any, Row]) -> list[str]:
+    """Entries for the versions (time, values) that have a time and change a tracked value."""
+    entries: list[str] = []
+    now: Row = {}
+    for at, values in versions:
+        kept = history.tracked(kind, values)
+        if at is None or (entries and all(now.get(k) == v for k, v in kept.items())):
+            continue
+        entries.append(history.entry(at, kept))
+        now.update(kept)
+    return entries
 
 
 HISTORY = ("COMPLETED", "FAILED", "INTERRUPTED")
@@ -86,6 +104,9 @@ def thread_props(thread: ThreadRecord, workspace: str) -> Row:
             "rolledBack": rolled_back,
             "eventSeq": len(thread.events),
             "version": thread.version,
+            "historyJson": _history(
+                "thread", (thread.created_at, {"cleanContextRequested": False})
+            ),
         }
     )
 
@@ -113,7 +134,18 @@ def run_props(run: RunRecord, workspace: str, delta_chain: int = 0) -> Row:
             "digestJson": _json(digest(run).model_dump(mode="json"))
             if run.completed_at is not None
             else None,
+            "rolledBackTo": run.rolled_back_to,
+            "historyJson": _run_history(run),
         }
+    )
+
+
+def _run_history(run: RunRecord) -> list[str]:
+    started = {"status": "RUNNING", "providerThreadId": run.provider_thread_id}
+    ended = {"status": digest(run).status.value} if run.completed_at else {}
+    rolled = {"status": "ROLLED_BACK", "rolledBackTo": run.rolled_back_to}
+    return _history(
+        "run", (run.started_at, started), (run.completed_at, ended), (run.rolled_back_at, rolled)
     )
 
 
@@ -216,8 +248,23 @@ def provider_thread_props(
             "forkedFromId": pt.forked_from_id,
             "staleSignals": pt.stale_signals,
             "nativeRanges": _ranges(native),
+            "historyJson": _history(
+                "providerThread",
+                (pt.created_at, {"status": "PENDING", "model": pt.model}),
+                (pt.last_used_at, _last(pt)),
+            ),
         }
     )
+
+
+def _last(pt: ProviderThreadRecord) -> Row:
+    return {
+        "status": pt.status,
+        "nativeRef": pt.native_ref,
+        "historyMode": pt.history_mode,
+        "model": pt.model,
+        "staleSignals": pt.stale_signals,
+    }
 
 
 def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
@@ -243,6 +290,11 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             "updatedAt": handoff.updated_at,
             "summarySource": handoff.summary_source,
             "generationMs": local_generation_ms(handoff.summary_text),
+            "historyJson": _history(
+                "handoff",
+                (handoff.created_at, {"status": "READY"}),
+                (handoff.updated_at, {"status": handoff.status}),
+            ),
         }
     )
 
@@ -275,8 +327,24 @@ def transfer_props(transfer: TransferRecord, workspace: str) -> Row:
             "consumedByRunId": transfer.consumed_by_run_id,
             "payloadJson": None if transfer.payload is None else _json(transfer.payload),
             "spawnedByRunId": transfer.spawned_by_run_id,
+            "historyJson": _history(
+                "transfer",
+                (transfer.created_at, {"status": "PENDING"}),
+                (transfer.consumed_at or transfer.created_at, _settled(transfer)),
+            ),
         }
     )
+
+
+def _settled(transfer: TransferRecord) -> Row:
+    return {
+        "status": transfer.status,
+        "resolutionStrategy": transfer.resolution_strategy,
+        "resolvedProviderThreadId": transfer.resolved_provider_thread_id,
+        "handoffId": transfer.handoff_id,
+        "consumedAt": transfer.consumed_at,
+        "consumedByRunId": transfer.consumed_by_run_id,
+    }
 
 
 def event_props(event: EventRecord, seq: int, thread_id: str, workspace: str) -> Row:

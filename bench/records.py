@@ -59,6 +59,8 @@ class RunRecord:
     checkpoint: CheckpointRecord | None = None
     start_strategy: str | None = None  # the decision it started with, as the service keeps it
     provider_action: str | None = None
+    rolled_back_to: int | None = None  # when ROLLED_BACK: the ordinal its thread went back to
+    rolled_back_at: datetime | None = None
 
 
 @dataclass

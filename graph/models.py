@@ -232,6 +232,7 @@ class RunNode(Node):
     # Runs before this one on its provider thread that each started with a delta handoff,
     # counting this one (0 when this one did not): the provider thread's delta chain.
     deltaChain: int = 0
+    rolledBackTo: int | None = None  # when ROLLED_BACK: the ordinal its thread went back to
     # The decision the run started (or was restarted) with: what reportStartFailure
     # answers again when only a summary failed.
     startStrategy: StartStrategy | None = None

@@ -103,6 +103,7 @@ class Receipt(Node):
 
 
 class WritePlan(Node):
+    at: datetime | None = None  # when the command happens: the time of its history entries
     threads: list[NewThread] = Field(default_factory=list)
     providerThreads: list[ProviderThreadNode] = Field(default_factory=list)
     handoffs: list[HandoffNode] = Field(default_factory=list)

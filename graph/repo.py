@@ -9,14 +9,17 @@ so one node read answers without another hop.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j.time import DateTime
 from pydantic import BaseModel
 
+from graph import history
+from graph.history import NodeKind, Timeline, Versioned
 from graph.models import (
     CheckpointNode,
     EventNode,
@@ -36,6 +39,7 @@ from graph.plan import Change, Receipt, WritePlan
 from graph.ranges import Ranges
 from graph.store import Row, Tx
 
+N = TypeVar("N")
 JSON_FIELDS = {
     "digest": "digestJson",
     "attributes": "attributesJson",
@@ -107,6 +111,43 @@ def state_from(row: Row) -> ThreadState:
             "latestCompleted": next(iter(decoded["latestCompleted"]), None),
             "latestStable": next(iter(decoded["latestStable"]), None),
         }
+    )
+
+
+@dataclass(frozen=True)
+class DivergenceInputs:
+    """What resolvers/divergence.py reads of a child thread (thread/divergence)."""
+
+    child: ThreadState
+    source: ThreadNode
+    point: RunNode | None
+    returns: list[TransferNode]
+
+
+def divergence_from(row: Row) -> DivergenceInputs:
+    return DivergenceInputs(
+        child=state_from(row["child"]),
+        source=thread_from(row["source"]),
+        point=run_from(row["point"]) if row["point"] is not None else None,
+        returns=[transfer_from(x) for x in row["returns"]],
+    )
+
+
+def versioned(row: Row, decode: Callable[[Row], N]) -> Versioned[N]:
+    """A node read as `n {.*}` and its history."""
+    return Versioned(decode(row), history.of_row(row))
+
+
+def timeline_from(row: Row) -> Timeline:
+    """A thread/timeline value: the thread's nodes with their histories."""
+    return Timeline(
+        thread=versioned(row["thread"], thread_from),
+        runs=tuple(versioned(r, run_from) for r in row["runs"]),
+        providerThreads=tuple(versioned(p, provider_thread_from) for p in row["providerThreads"]),
+        handoffs=tuple(versioned(h, handoff_from) for h in row["handoffs"]),
+        transfersIn=tuple(versioned(x, transfer_from) for x in row["transfersIn"]),
+        transfersOut=tuple(versioned(x, transfer_from) for x in row["transfersOut"]),
+        relatedIds=tuple(row["relatedIds"]),
     )
 
 
@@ -286,6 +327,18 @@ async def lineage(
     )
 
 
+async def timelines(tx: Tx, workspace: str, thread_ids: Sequence[str]) -> dict[str, Timeline]:
+    """Each thread's nodes with their histories (thread/timeline), by id; unknown ids absent."""
+    groups = await grouped(tx, "thread/timeline", workspace, thread_ids)
+    return {key: timeline_from(rows[0]) for key, rows in groups.items() if rows}
+
+
+async def start_event_at(tx: Tx, workspace: str, thread_id: str, at: datetime) -> EventNode | None:
+    """The run.started or run.restarted event the thread recorded at exactly `at`."""
+    row = await tx.row("event/start_at", workspace=workspace, threadId=thread_id, at=at)
+    return None if row is None else event_from(row["event"])
+
+
 async def events_page(
     tx: Tx, workspace: str, thread_id: str, after: str | None, first: int
 ) -> list[EventNode] | None:
@@ -341,17 +394,23 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
         groups.setdefault(event.threadId, []).append(
             encode({**event.model_dump(exclude={"threadId"}), "type": event.type.value})
         )
+    at = plan.at
     await tx.rows(
         "plan/apply",
         workspace=workspace,
         threads=[
-            {"props": props(t.thread), "sourceRunOrdinal": t.sourceRunOrdinal} for t in plan.threads
+            {"props": _born("thread", props(t.thread), at), "sourceRunOrdinal": t.sourceRunOrdinal}
+            for t in plan.threads
         ],
-        providerThreads=[props(pt) for pt in plan.providerThreads],
-        handoffs=[props(h, exclude={"supersededById"}) for h in plan.handoffs],
+        providerThreads=[_born("providerThread", props(pt), at) for pt in plan.providerThreads],
+        handoffs=[
+            _born("handoff", props(h, exclude={"supersededById"}), at) for h in plan.handoffs
+        ],
         runs=[
             {
-                "props": props(run, exclude={"items", "checkpoint", "consumedHandoffIds"}),
+                "props": _born(
+                    "run", props(run, exclude={"items", "checkpoint", "consumedHandoffIds"}), at
+                ),
                 "handoffIds": run.consumedHandoffIds,
             }
             for run in plan.runs
@@ -367,25 +426,42 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
         ],
         transfers=[
             {
-                "props": props(x),
+                "props": _born("transfer", props(x), at),
                 "sourceRunId": x.sourcePoint.runId,
                 "sourceCheckpointId": x.sourcePoint.checkpointId,
                 "baseRunId": x.basePoint.runId if x.basePoint else None,
             }
             for x in plan.transfers
         ],
-        threadChanges=_changes(plan.threadChanges),
-        providerThreadChanges=_changes(plan.providerThreadChanges),
-        runChanges=_changes(plan.runChanges),
-        handoffChanges=_changes(plan.handoffChanges),
-        transferChanges=_changes(plan.transferChanges),
+        threadChanges=_changes("thread", plan.threadChanges, at),
+        providerThreadChanges=_changes("providerThread", plan.providerThreadChanges, at),
+        runChanges=_changes("run", plan.runChanges, at),
+        handoffChanges=_changes("handoff", plan.handoffChanges, at),
+        transferChanges=_changes("transfer", plan.transferChanges, at),
         eventGroups=[{"threadId": t, "events": events} for t, events in groups.items()],
         receipts=[props(receipt)] if receipt else [],
     )
 
 
-def _changes(changes: Sequence[Change]) -> list[dict[str, Any]]:
-    return [{"id": change.id, "props": encode(change.props)} for change in changes]
+def _born(kind: NodeKind, encoded: dict[str, Any], at: datetime | None) -> dict[str, Any]:
+    """A new node's properties with the first entry of its history (graph/history.py)."""
+    if at is None:
+        return encoded
+    return {**encoded, history.STORED: [history.entry(at, history.tracked(kind, encoded))]}
+
+
+def _changes(
+    kind: NodeKind, changes: Sequence[Change], at: datetime | None
+) -> list[dict[str, Any]]:
+    """Property changes, each with the tracked values it sets and their history entry;
+    `plan/apply` appends the entry only where a tracked value really changes."""
+    rows = []
+    for change in changes:
+        encoded = encode(change.props)
+        kept = history.tracked(kind, encoded) if at is not None else {}
+        entry = history.entry(at, kept) if at is not None and kept else None
+        rows.append({"id": change.id, "props": encoded, "tracked": kept, "entry": entry})
+    return rows
 
 
 async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:

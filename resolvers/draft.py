@@ -100,6 +100,7 @@ class Draft:
             return [Change(id=i, props=p) for i, p in self._changes[kind].items()]
 
         return WritePlan(
+            at=self.at,
             threads=self._threads,
             providerThreads=self._provider_threads,
             handoffs=self._handoffs,

@@ -3,9 +3,10 @@ the child's (or parent's) next start."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from graph.errors import invalid
+from graph.errors import ThreadlineError, invalid
 from graph.models import (
     Actor,
     ProviderThreadNode,
@@ -21,8 +22,11 @@ from graph.models import (
     TransferType,
 )
 from graph.plan import EventType
-from resolvers import transfers
+from graph.ranges import Ranges
+from resolvers import divergence, transfers
+from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.providers import ProviderRegistry
 
 TITLE_LIMIT = 80
 
@@ -47,6 +51,7 @@ def fork(
 
 def merge_back(draft: Draft, fork_state: ThreadState, parent: ThreadState) -> TransferNode:
     point, base = transfers.merge_back_points(fork_state)
+    divergence.require_source_kept(fork_state, parent)
     latest = fork_state.latestCompleted
     transfer = _transfer(
         draft,
@@ -61,6 +66,42 @@ def merge_back(draft: Draft, fork_state: ThreadState, parent: ThreadState) -> Tr
     older = transfers.superseded_by_new(parent, TransferType.MERGE_BACK, fork_state.thread.id)
     _deliver_to_parent(draft, transfer, older)
     return transfer
+
+
+@dataclass(frozen=True)
+class MergeBackOutlook:
+    """What `mergeBack` would carry, or why it would be refused (explainMergeBack)."""
+
+    targetThreadId: str
+    reason: str | None = None  # None: possible
+    runs: Ranges = field(default_factory=Ranges)
+    text: str | None = None
+    tokenEstimate: int = 0
+
+
+def explain_merge_back(
+    draft: Draft,
+    fork_state: ThreadState,
+    parent: ThreadState,
+    registry: ProviderRegistry,
+    content: Content,
+) -> MergeBackOutlook:
+    """The merge-back's checks, then the delta the parent's next run would get. Its budget
+    is that of the provider the parent ran last (the fork's, before the parent ran)."""
+    target = parent.thread.id
+    try:
+        transfer = merge_back(draft, fork_state, parent)
+    except ThreadlineError as refused:
+        return MergeBackOutlook(target, reason=refused.message)
+    last = parent.lastRun or fork_state.latestCompleted
+    provider = registry.get(last.provider if last else transfer.sourceProvider or "")
+    planned = transfers.parent_delivery(transfer, fork_state, provider, content)
+    return MergeBackOutlook(
+        target,
+        runs=transfers.history_up_to(fork_state, transfer.sourcePoint.runOrdinal),
+        text=planned.summary.text,
+        tokenEstimate=planned.summary.tokenEstimate,
+    )
 
 
 def spawn_subagent(

@@ -459,7 +459,7 @@ def _ended(draft: Draft, state: ThreadState, run: RunNode) -> None:
 def rollback(draft: Draft, state: ThreadState, decision: RollbackDecision, to_ordinal: int) -> None:
     thread_id = state.thread.id
     for run_id in decision.rolledBackRunIds:
-        draft.change("run", run_id, status=RunStatus.ROLLED_BACK)
+        draft.change("run", run_id, status=RunStatus.ROLLED_BACK, rolledBackTo=to_ordinal)
     for handoff_id in decision.supersededHandoffIds:
         draft.change("handoff", handoff_id, status=HandoffStatus.SUPERSEDED, updatedAt=draft.at)
     for pt_id, ranges in decision.nativeRanges.items():

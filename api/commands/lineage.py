@@ -3,11 +3,12 @@ on one family never wait on each other in opposite orders."""
 
 from __future__ import annotations
 
-from api.commands.caller import Caller, locked
+from api.commands.caller import Caller, decided, locked
 from api.commands.runs import run_in_progress
 from api.receipts import Written
 from graph import repo
-from graph.models import RunNode, ThreadNode, TransferNode
+from graph.errors import invalid, not_found
+from graph.models import RunNode, ThreadNode, ThreadState, TransferNode
 from graph.store import Tx
 from resolvers import lineage_plans, transfers
 
@@ -47,6 +48,30 @@ async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> Written[Tra
     draft = caller.draft()
     transfer = lineage_plans.merge_back(draft, fork, parent)
     return Written(transfer, draft.build())
+
+
+async def explain_merge_back(
+    tx: Tx, caller: Caller, fork_thread_id: str
+) -> lineage_plans.MergeBackOutlook:
+    """What mergeBack would do now; nothing is locked or written."""
+    fork = await _state(tx, caller, fork_thread_id, points=True)
+    if fork.thread.parentId is None:
+        raise invalid(f"Thread {fork_thread_id} is not a fork; only forks merge back.")
+    parent = await _state(tx, caller, fork.thread.parentId)
+    return await decided(
+        tx,
+        caller,
+        lambda content: lineage_plans.explain_merge_back(
+            caller.draft(), fork, parent, caller.providers, content
+        ),
+    )
+
+
+async def _state(tx: Tx, caller: Caller, thread_id: str, *, points: bool = False) -> ThreadState:
+    found = await repo.states(tx, caller.workspace, thread_id=thread_id, lock=False, points=points)
+    if found is None:
+        raise not_found("thread", thread_id)
+    return found[0]
 
 
 async def spawn_subagent(

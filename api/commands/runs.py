@@ -4,11 +4,12 @@ roll back, request clean context."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from api.commands.caller import Caller, cached_summaries, decided, locked
 from api.receipts import Written
 from graph import repo
-from graph.errors import not_found
+from graph.errors import conflict, not_found
 from graph.models import (
     FileDiffStat,
     HandoffNode,
@@ -21,8 +22,17 @@ from graph.models import (
     ThreadState,
 )
 from graph.store import Tx
+from resolvers import (
+    as_of,
+    replay,
+    run_plans,
+    summary_failures,
+    summary_plans,
+    summary_sources,
+    transfers,
+)
 from resolvers import rollback as rollbacks
-from resolvers import run_plans, summary_failures, summary_plans, summary_sources, transfers
+from resolvers.as_of import Instant
 from resolvers.providers import ProviderCapabilities
 from resolvers.run_plans import StartOutcome
 from resolvers.start import StartDecision, StartRequest, decide_start
@@ -86,6 +96,34 @@ async def explain_start(
         raise not_found("thread", thread_id)
     state, related = found
     return await _decision(tx, caller, state, related, request), state
+
+
+async def explain_start_then(
+    tx: Tx, caller: Caller, thread_id: str, request: StartRequest, at: datetime
+) -> replay.Explained:
+    """The decision startRun would have taken at `at` (on what was committed before it),
+    beside the one a run recorded at that instant, if any: a constant number of reads."""
+    found = await repo.timelines(tx, caller.workspace, [thread_id])
+    timeline = found.get(thread_id)
+    before = as_of.past(timeline, Instant(at, before=True)) if timeline else None
+    if timeline is None or before is None:
+        raise not_found("thread", thread_id)
+    busy = before.state.run_in_progress
+    if busy is not None:
+        raise conflict(f"Run {busy.ordinal} was in progress then; no run could start.")
+    others = await repo.timelines(tx, caller.workspace, timeline.relatedIds)
+    related = {
+        key: then.state
+        for key, other in others.items()
+        if (then := as_of.past(other, Instant(at, before=True))) is not None
+    }
+    decision = await _decision(tx, caller, before.state, related, request)
+    event = await repo.start_event_at(tx, caller.workspace, thread_id, at)
+    after = as_of.past(timeline, Instant(at))
+    record = replay.recorded(event, after) if event and after else None
+    if record is not None and record.run.provider != request.provider:
+        record = None  # another question than the one asked
+    return replay.explained(decision, before.state, record)
 
 
 async def report_start_failure(

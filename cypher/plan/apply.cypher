@@ -2,7 +2,8 @@
 // (with their lineage edge), provider threads, handoffs, runs, moved runs, run content,
 // transfers, property changes, events, and the command's receipt when it has a commandId
 // (unique per workspace: a concurrent duplicate fails here and its transaction rolls
-// back). Every value is the plan's; the edges follow from the ids it names.
+// back). Every value is the plan's; the edges follow from the ids it names. A change
+// appends its history entry (graph/history.py) only when a tracked value really changes.
 CALL () {
   UNWIND $threads AS row
   CREATE (t:Thread)
@@ -125,21 +126,29 @@ CALL () {
 CALL () {
   UNWIND $threadChanges AS change
   MATCH (t:Thread {id: change.id, workspace: $workspace})
+  SET t.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE t[k] IS NULL OR t[k] <> change.tracked[k])
+    THEN coalesce(t.historyJson, []) + [change.entry] ELSE t.historyJson END
   SET t += change.props
 }
 CALL () {
   UNWIND $providerThreadChanges AS change
   MATCH (pt:ProviderThread {id: change.id, workspace: $workspace})
+  SET pt.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE pt[k] IS NULL OR pt[k] <> change.tracked[k])
+    THEN coalesce(pt.historyJson, []) + [change.entry] ELSE pt.historyJson END
   SET pt += change.props
 }
 CALL () {
   UNWIND $runChanges AS change
   MATCH (r:Run {id: change.id, workspace: $workspace})
+  SET r.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE r[k] IS NULL OR r[k] <> change.tracked[k])
+    THEN coalesce(r.historyJson, []) + [change.entry] ELSE r.historyJson END
   SET r += change.props
 }
 CALL () {
   UNWIND $handoffChanges AS change
   MATCH (h:ContextHandoff {id: change.id, workspace: $workspace})
+  SET h.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE h[k] IS NULL OR h[k] <> change.tracked[k])
+    THEN coalesce(h.historyJson, []) + [change.entry] ELSE h.historyJson END
   SET h += change.props
   WITH h, change
   CALL (h, change) {
@@ -150,6 +159,8 @@ CALL () {
 CALL () {
   UNWIND $transferChanges AS change
   MATCH (x:ContextTransfer {id: change.id, workspace: $workspace})
+  SET x.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE x[k] IS NULL OR x[k] <> change.tracked[k])
+    THEN coalesce(x.historyJson, []) + [change.entry] ELSE x.historyJson END
   SET x += change.props
   WITH x, change
   CALL (x, change) {

@@ -89,6 +89,25 @@ async def test_the_drawn_family_is_the_lineage_query(tab: Tab, demo: Demo) -> No
     stays_home(tab, demo.base)
 
 
+DIVERGENCE = """query($id: ID!) { thread(id: $id) { divergence {
+  sourceRunsSinceFork sourceRolledBackPastFork sourceRolledBackTo unmergedRunOrdinals } } }"""
+
+
+async def test_fork_edges_show_their_divergence(tab: Tab, demo: Demo) -> None:
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}")
+    edges = (await tab.page.evaluate("window.threadline.graph()"))["edges"]
+    for edge in edges:
+        api = (await demo.gql(DIVERGENCE, id=edge["to"]))["thread"]["divergence"]
+        assert edge["divergence"] == api, edge
+    moved = [e for e in edges if e["divergence"]["sourceRunsSinceFork"]]
+    assert moved, "the demo's root runs on after its forks"
+    for edge in moved:
+        divergence = edge["divergence"]
+        if not divergence["sourceRolledBackPastFork"]:
+            assert f"source +{len(divergence['sourceRunsSinceFork'])}" in edge["label"]
+    stays_home(tab, demo.base)
+
+
 async def test_the_controls_redraw_what_the_query_returns(tab: Tab, demo: Demo) -> None:
     threads = demo.family.threads
     await open_lineage(tab, demo.base, f"thread={threads['root']}")

@@ -30,6 +30,8 @@ query($root: ID!) {
       }
       incomingTransfers { ...transfer }
       outgoingTransfers { ...transfer }
+      divergence { sourceRunsSinceFork sourceRolledBackPastFork sourceRolledBackTo
+                   unmergedRunOrdinals lastMergeBackAt }
     } }
     edges { from to relationship sourceRunOrdinal }
   }

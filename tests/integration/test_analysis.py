@@ -7,8 +7,10 @@ so an answer that counted the other workspace would not match.
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -416,3 +418,33 @@ async def test_another_workspace_reads_only_its_own_family(
     assert (mine["thread"], theirs["thread"]) == (seeded.demo.root, seeded.other_root)
     assert rows(graph, "merge_back_rate") == rows(graph, "merge_back_rate", workspace="other")
     assert rows(graph, "merge_back_rate", workspace="nobody")[0]["forks"] == 0
+
+
+def moment(value: Any) -> datetime | None:
+    """A DATETIME as the read-only runner prints it (nanoseconds), as a Python time."""
+    if value is None:
+        return None
+    return at(re.sub(r"(\.\d{6})\d*", r"\1", str(value)))
+
+
+async def test_forks_by_divergence(seeded: Seeded, graph: readonly.ReadOnlyGraph) -> None:
+    family = seeded.family
+    expected = {
+        thread_id: thread["divergence"]
+        for thread_id, thread in family.threads.items()
+        if thread["parent"] is not None
+    }
+    got = rows(graph, "forks_by_divergence")
+    assert {r["fork"] for r in got} == set(expected)
+    for r in got:
+        api = expected[r["fork"]]
+        assert r["source"] == family.threads[r["fork"]]["parent"]["id"]
+        assert r["sourceRunsSinceFork"] == api["sourceRunsSinceFork"]
+        assert r["sourceRolledBackPastFork"] == api["sourceRolledBackPastFork"]
+        assert r["sourceRolledBackTo"] == api["sourceRolledBackTo"]
+        assert r["unmergedRuns"] == api["unmergedRunOrdinals"]
+        merged = api["lastMergeBackAt"]
+        assert moment(r["lastMergeBackAt"]) == (at(merged) if merged else None)
+    ranked = [(not r["sourceRolledBackPastFork"], -len(r["sourceRunsSinceFork"])) for r in got]
+    assert ranked == sorted(ranked)
+    assert any(r["lastMergeBackAt"] is not None for r in got)  # the demo merges back

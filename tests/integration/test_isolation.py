@@ -16,6 +16,7 @@ import re
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -79,6 +80,9 @@ BY_ID = {
     "transfer": "query($id: ID!) { found: transfer(id: $id) { id } }",
     "thread": "query($id: ID!) { found: thread(id: $id) { id } }",
 }
+# The same lookup as of a past instant (read from the nodes' histories).
+THEN = """query($id: ID!, $at: DateTime) { found: thread(id: $id, asOf: $at) {
+  id runs { id } children { id } } }"""
 SUBSCRIBE = "subscription($t: ID!) { threadEvents(threadId: $t) { id type runId payload } }"
 
 
@@ -335,5 +339,10 @@ async def assert_by_id(ws: Workspace, other: Workspace) -> None:
             for ident in sorted(owner.ids.get(kind, set())):
                 lookups.append(ws(query, id=ident))
                 expected.append(owner is ws or ident in ws.handmade)
+    at = datetime.now(UTC).isoformat()
+    for owner in (ws, other):
+        for ident in sorted(owner.ids.get("thread", set())):
+            lookups.append(ws(THEN, id=ident, at=at))
+            expected.append(owner is ws or ident in ws.handmade)
     found = [answer["found"] is not None for answer in await asyncio.gather(*lookups)]
     assert found == expected

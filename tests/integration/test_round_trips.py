@@ -1,6 +1,12 @@
-"""A query costs a bounded number of Bolt round trips, whatever the size of the answer."""
+"""A query costs a bounded number of Bolt round trips, whatever the size of the answer.
+
+Counted by `Store.round_trips`, the counter `/metrics` exposes as
+`threadline_bolt_round_trips_total` and the benchmark reads.
+"""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 from graph.store import Store
 from tests.conftest import GraphQLClient
@@ -55,3 +61,53 @@ async def test_mutation_cost_does_not_grow_with_the_thread(
     assert await mutation_round_trips(gql, store, short) == await mutation_round_trips(
         gql, store, long
     )
+
+
+THEN = """query($id: ID!, $at: DateTime) { thread(id: $id, asOf: $at) {
+  runs(includeRolledBack: true) { ordinal status providerThread { id status }
+         contextHandoffs { id status } }
+  providerThreads { id status handoffs { id status } coverage { coveredRunOrdinals } }
+  coverage { missingRunOrdinals } children { id divergence { sourceRunsSinceFork } }
+  incomingTransfers { id status } divergence { sourceRunsSinceFork unmergedRunOrdinals } } }"""
+FORK = """mutation($id: ID!, $run: ID!) { forkThread(sourceThreadId: $id, at: {runId: $run}) {
+  id } }"""
+LINEAGE_THEN = """query($id: ID!, $at: DateTime) { lineage(threadId: $id, asOf: $at) {
+  nodes { thread { id divergence { sourceRunsSinceFork } coverage { missingRunOrdinals } } } } }"""
+
+
+async def family_of(gql: GraphQLClient, runs: int) -> tuple[str, str]:
+    """A source with `runs` runs (rolled back once), and a fork taken at its first run
+    with `runs` runs of its own."""
+    source = await new_thread(gql, f"source of {runs}")
+    first = await run_once(gql, source, "codex", "first")
+    fork = (await gql(FORK, id=source, run=first["run"]["id"]))["forkThread"]["id"]
+    for n in range(runs):
+        await run_once(gql, source, "claude" if n % 2 else "codex", f"source {n}")
+        await run_once(gql, fork, "codex" if n % 3 else "claude", f"fork {n}")
+    await gql(
+        "mutation($id: ID!) { rollbackThread(threadId: $id, toRunOrdinal: 2) { thread { id } } }",
+        id=source,
+    )
+    return source, fork
+
+
+async def reads(gql: GraphQLClient, store: Store, query: str, **variables: object) -> int:
+    before = store.round_trips
+    await gql(query, **variables)
+    return store.round_trips - before
+
+
+async def test_as_of_and_divergence_reads_do_not_grow_with_history(
+    gql: GraphQLClient, store: Store
+) -> None:
+    small, large = await family_of(gql, 2), await family_of(gql, 12)
+    at = datetime.now(UTC).isoformat()
+    await run_once(gql, small[0], "codex", "after the instant")
+    await run_once(gql, large[0], "codex", "after the instant")
+    for query in (THEN, LINEAGE_THEN):
+        for when in (None, at):
+            counts = [
+                await reads(gql, store, query, id=thread, at=when)
+                for thread in (small[0], large[0], small[1], large[1])
+            ]
+            assert counts[0] == counts[1] and counts[2] == counts[3], (query, when, counts)

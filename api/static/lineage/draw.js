@@ -240,6 +240,7 @@ function lineageEdge(edge, child) {
   );
   const at = edge.sourceRunOrdinal == null ? "" : ` @${edge.sourceRunOrdinal}`;
   const status = transfer ? `\n${transfer.status}` : "";
+  const divergence = child?.divergence ?? null;
   return {
     group: "edges",
     data: {
@@ -251,10 +252,22 @@ function lineageEdge(edge, child) {
       relationship: edge.relationship,
       sourceRunOrdinal: edge.sourceRunOrdinal,
       status: transfer?.status ?? null,
-      label: `${edge.relationship}${at}${status}`,
+      divergence,
+      label: `${edge.relationship}${at}${status}${drift(divergence)}`,
       color: edge.relationship === "SUBAGENT" ? "#6a1b9a" : "#1565c0",
     },
   };
+}
+
+// How far the child and its source moved apart since the fork, after the status on the
+// edge label's second line.
+function drift(divergence) {
+  if (!divergence) return "";
+  const parts = [];
+  if (divergence.sourceRolledBackPastFork) parts.push(t("rolledPast", divergence.sourceRolledBackTo));
+  else if (divergence.sourceRunsSinceFork.length) parts.push(t("drift", divergence.sourceRunsSinceFork.length));
+  if (divergence.unmergedRunOrdinals.length) parts.push(t("unmerged", divergence.unmergedRunOrdinals.length));
+  return parts.map((part) => ` · ${part}`).join("");
 }
 
 function transferEdge(transfer, target) {

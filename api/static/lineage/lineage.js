@@ -23,6 +23,8 @@ window.threadline = {
       to: e.data("target"),
       relationship: e.data("relationship"),
       sourceRunOrdinal: e.data("sourceRunOrdinal"),
+      divergence: e.data("divergence"),
+      label: e.data("label"),
     })),
   }),
 };
@@ -92,8 +94,8 @@ async function load() {
   const { elements, place } = familyElements(family, thread);
   cy.add(elements);
   // rankSep leaves room between a parent and its children for the edge labels (two lines,
-  // about 110 px wide at zoom 1) so they sit clear of the thread boxes.
-  const layout = { name: "dagre", rankDir: "LR", nodeSep: 50, rankSep: 170, animate: false };
+  // up to about 180 px wide at zoom 1 with divergence) so they sit clear of the boxes.
+  const layout = { name: "dagre", rankDir: "LR", nodeSep: 60, rankSep: 240, animate: false };
   cy.elements("[kind='thread'], [kind='lineage']").layout(layout).run();
   place(cy);
   fit();

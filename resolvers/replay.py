@@ -1,0 +1,128 @@
+"""explainStartContext as of a past instant (docs/MODEL.md "Lineage through time"): the
+start decision replayed on the thread as it stood just before, set beside the decision a
+run actually recorded at that instant. Where the two differ, the record wins and the
+answer says so: the record is what happened; the replay is what today's rules and
+settings make of the same state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from graph.models import (
+    EventNode,
+    HandoffNode,
+    HandoffStrategy,
+    ProviderAction,
+    RunNode,
+    StalenessSignal,
+    StartStrategy,
+    ThreadState,
+)
+from resolvers.as_of import Past
+from resolvers.coverage import handoff_ranges
+from resolvers.start import StartDecision
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The decision a start (or restart) wrote at the instant, read back from its run."""
+
+    run: RunNode
+    strategy: StartStrategy
+    providerAction: ProviderAction | None  # None: kept by neither the event nor the run
+    providerThreadId: str | None  # None: the start created it
+    handoffs: list[HandoffNode]
+
+
+@dataclass(frozen=True)
+class Explained:
+    """What explainStartContext answers."""
+
+    strategy: StartStrategy
+    providerAction: ProviderAction
+    providerThreadId: str | None  # None: a new one would be created
+    handoffStrategies: list[HandoffStrategy]
+    covered: list[int]
+    tokenEstimate: int
+    stalenessSignals: list[StalenessSignal]
+    explanation: list[str]
+    recordedRun: RunNode | None = None
+    differsFromRecord: bool = False
+
+
+def recorded(event: EventNode, then: Past) -> Recorded | None:
+    """The decision `event` (a run.started or run.restarted) recorded, from the thread as it
+    stood once that command had committed."""
+    run = next((r for r in then.runs if r.id == event.runId), None)
+    if run is None or event.payload is None:
+        return None
+    payload = event.payload
+    pt = next((p for p in then.state.providerThreads if p.id == run.providerThreadId), None)
+    action = payload.get("providerAction")
+    return Recorded(
+        run=run,
+        strategy=StartStrategy(payload["strategy"]),
+        providerAction=ProviderAction(action) if action else run.providerAction,
+        providerThreadId=None if pt is None or pt.createdAt == event.at else pt.id,
+        handoffs=[h for h in then.handoffs if h.targetRunId == run.id and h.createdAt == event.at],
+    )
+
+
+def explained(
+    decision: StartDecision, state: ThreadState, record: Recorded | None = None
+) -> Explained:
+    """The replayed decision, or the record where they differ (saying so)."""
+    pt = decision.providerThread
+    replay = Explained(
+        strategy=decision.strategy,
+        providerAction=decision.providerAction,
+        providerThreadId=pt.id if pt else None,
+        handoffStrategies=[h.strategy for h in decision.handoffs],
+        covered=decision.covered_ordinals(state),
+        tokenEstimate=decision.token_estimate,
+        stalenessSignals=decision.stalenessSignals,
+        explanation=decision.explanation,
+    )
+    if record is None:
+        return replay
+    kept = Explained(
+        strategy=record.strategy,
+        providerAction=record.providerAction or replay.providerAction,
+        providerThreadId=record.providerThreadId,
+        handoffStrategies=[h.strategy for h in record.handoffs],
+        covered=list(handoff_ranges(state.thread.id, record.handoffs) & state.history),
+        tokenEstimate=sum(h.tokenEstimate for h in record.handoffs),
+        stalenessSignals=replay.stalenessSignals,
+        explanation=replay.explanation,
+        recordedRun=record.run,
+    )
+    if _decided(kept) == _decided(replay):
+        note = f"Run {record.run.ordinal} recorded this same decision at this instant."
+        return _with(replay, note, record.run, differs=False)
+    note = (
+        f"Run {record.run.ordinal} recorded {record.strategy} at this instant, where the "
+        f"replay gives {replay.strategy} ({replay.providerAction}, "
+        f"{replay.tokenEstimate} tokens): the run's record is answered."
+    )
+    return _with(kept, note, record.run, differs=True)
+
+
+def _decided(answer: Explained) -> tuple[object, ...]:
+    return (
+        answer.strategy,
+        answer.providerAction,
+        answer.providerThreadId,
+        answer.handoffStrategies,
+        answer.covered,
+        answer.tokenEstimate,
+    )
+
+
+def _with(answer: Explained, note: str, run: RunNode, *, differs: bool) -> Explained:
+    return replace(
+        answer,
+        explanation=[*answer.explanation, note],
+        recordedRun=run,
+        differsFromRecord=differs,
+    )

@@ -1,0 +1,154 @@
+"""Fork divergence: what happened on the source since a fork was taken, what of the fork
+has not gone back, and whether a merge-back still means something."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from tests.conftest import GraphQLClient
+from tests.integration.helpers import new_thread, run_once, start
+from tests.integration.test_forks import FORK
+from tests.integration.test_merge_and_subagents import COMPLETE_SUBAGENT, SPAWN
+
+DIVERGENCE = """query($id: ID!, $at: DateTime) { thread(id: $id, asOf: $at) { divergence {
+  sourceRunsSinceFork sourceRolledBackPastFork sourceRolledBackTo unmergedRunOrdinals
+  lastMergeBackAt } } }"""
+MERGE = """mutation($id: ID!) { mergeBack(forkThreadId: $id) { id status createdAt } }"""
+EXPLAIN = """query($id: ID!) { explainMergeBack(threadId: $id) {
+  possible reason runOrdinals contextText tokenEstimate targetThreadId } }"""
+ROLLBACK = """mutation($t: ID!, $to: Int!) { rollbackThread(threadId: $t, toRunOrdinal: $to) {
+  rolledBackRuns { ordinal } } }"""
+OUTGOING = "query($id: ID!) { thread(id: $id) { outgoingTransfers { id type status } } }"
+COMPLETE_RUN = """mutation($id: ID!) { completeRun(runId: $id) { status } }"""
+
+
+async def divergence(gql: GraphQLClient, thread: str, at: str | None = None) -> Any:
+    return (await gql(DIVERGENCE, id=thread, at=at))["thread"]["divergence"]
+
+
+def diverged(
+    since: list[int],
+    unmerged: list[int],
+    rolled_back_to: int | None = None,
+    merged_at: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "sourceRunsSinceFork": since,
+        "sourceRolledBackPastFork": rolled_back_to is not None,
+        "sourceRolledBackTo": rolled_back_to,
+        "unmergedRunOrdinals": unmerged,
+        "lastMergeBackAt": merged_at,
+    }
+
+
+async def source_and_fork(gql: GraphQLClient, runs: int, at: int) -> tuple[str, str, list[Any]]:
+    """A source with `runs` codex runs, forked at run `at`, and one run on the fork."""
+    source = await new_thread(gql, "source")
+    started = [await run_once(gql, source, "codex", f"source {n}") for n in range(runs)]
+    fork = (await gql(FORK, id=source, at={"runId": started[at - 1]["run"]["id"]}))["forkThread"]
+    await run_once(
+        gql, fork["id"], "codex", "on the fork", items=[{"kind": "DECISION", "text": "FORK-WORK"}]
+    )
+    return source, fork["id"], started
+
+
+async def test_a_root_has_no_divergence(gql: GraphQLClient) -> None:
+    root = await new_thread(gql, "root")
+    await run_once(gql, root, "codex")
+    assert await divergence(gql, root) is None
+
+
+async def test_a_source_that_runs_on(gql: GraphQLClient) -> None:
+    source, fork, _ = await source_and_fork(gql, runs=3, at=2)
+    assert await divergence(gql, fork) == diverged(since=[3], unmerged=[1])
+    await run_once(gql, source, "claude")
+    await run_once(gql, source, "codex")
+    assert await divergence(gql, fork) == diverged(since=[3, 4, 5], unmerged=[1])
+
+    plan = (await gql(EXPLAIN, id=fork))["explainMergeBack"]
+    assert plan["possible"] and plan["reason"] is None
+    assert plan["runOrdinals"] == [1] and plan["targetThreadId"] == source
+    assert "FORK-WORK" in plan["contextText"]
+    assert plan["tokenEstimate"] == -(-len(plan["contextText"]) // 4)
+
+    merged = (await gql(MERGE, id=fork))["mergeBack"]
+    assert await divergence(gql, fork) == diverged([3, 4, 5], [], merged_at=merged["createdAt"])
+    await run_once(gql, fork, "codex", "more")
+    assert await divergence(gql, fork) == diverged([3, 4, 5], [2], merged_at=merged["createdAt"])
+    # The parent's next run carries the merge-back: what it would deliver was what it did.
+    nxt = await start(gql, source, "codex", "take it")
+    assert plan["contextText"] in nxt["contextText"]
+
+
+async def test_a_source_rolled_back_before_the_fork_point_refuses_the_merge_back(
+    gql: GraphQLClient,
+) -> None:
+    source, fork, _ = await source_and_fork(gql, runs=3, at=3)
+    before = datetime.now(UTC).isoformat()
+    await gql(ROLLBACK, t=source, to=1)
+    assert await divergence(gql, fork) == diverged(since=[], unmerged=[1], rolled_back_to=1)
+    # As it stood before the rollback.
+    assert await divergence(gql, fork, before) == diverged(since=[], unmerged=[1])
+
+    error = await gql.error(MERGE, id=fork)
+    assert error["extensions"]["code"] == "CONFLICT"
+    assert f"rolled back past run 3, the run fork {fork} was taken at" in error["message"]
+    assert "Fork the source again" in error["message"]
+    assert (await gql(OUTGOING, id=fork))["thread"]["outgoingTransfers"] == []  # nothing written
+    plan = (await gql(EXPLAIN, id=fork))["explainMergeBack"]
+    assert not plan["possible"] and plan["reason"] == error["message"]
+    assert (plan["runOrdinals"], plan["contextText"], plan["tokenEstimate"]) == ([], None, 0)
+    assert plan["targetThreadId"] == source
+
+    await run_once(gql, source, "codex", "a new line of work")
+    assert await divergence(gql, fork) == diverged(since=[4], unmerged=[1], rolled_back_to=1)
+
+
+async def test_a_source_rolled_back_after_the_fork_point_still_merges(gql: GraphQLClient) -> None:
+    source, fork, _ = await source_and_fork(gql, runs=4, at=2)
+    await gql(ROLLBACK, t=source, to=3)
+    assert await divergence(gql, fork) == diverged(since=[3], unmerged=[1])
+    assert (await gql(EXPLAIN, id=fork))["explainMergeBack"]["possible"]
+    merged = (await gql(MERGE, id=fork))["mergeBack"]
+    assert merged["status"] == "PENDING"
+    assert await divergence(gql, fork) == diverged([3], [], merged_at=merged["createdAt"])
+
+
+async def test_a_fork_of_a_fork_diverges_from_its_own_source(gql: GraphQLClient) -> None:
+    root, fork, _ = await source_and_fork(gql, runs=1, at=1)
+    await run_once(gql, fork, "codex", "fork 2")
+    first = (await gql("query($id: ID!) { thread(id: $id) { runs { id } } }", id=fork))["thread"]
+    grandchild = (await gql(FORK, id=fork, at={"runId": first["runs"][0]["id"]}))["forkThread"]
+    await run_once(gql, grandchild["id"], "claude", "grandchild")
+    await run_once(gql, fork, "codex", "fork 3")
+    assert await divergence(gql, grandchild["id"]) == diverged(since=[2, 3], unmerged=[1])
+    assert await divergence(gql, fork) == diverged(since=[], unmerged=[1, 2, 3])
+
+    await gql(ROLLBACK, t=fork, to=0)
+    assert await divergence(gql, grandchild["id"]) == diverged([], [1], rolled_back_to=0)
+    assert await divergence(gql, fork) == diverged(since=[], unmerged=[])
+    error = await gql.error(MERGE, id=grandchild["id"])
+    assert error["extensions"]["code"] == "CONFLICT"
+    await run_once(gql, root, "codex", "root moves on")
+    assert await divergence(gql, fork) == diverged(since=[2], unmerged=[])
+
+
+async def test_a_subagent_diverges_until_its_result_goes_back(gql: GraphQLClient) -> None:
+    parent = await new_thread(gql, "parent")
+    await run_once(gql, parent, "codex", "first")
+    busy = await start(gql, parent, "codex", "delegating")
+    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
+    await run_once(gql, child["id"], "claude", "child work")
+    assert await divergence(gql, child["id"]) == diverged(since=[2], unmerged=[1])
+    await gql(COMPLETE_RUN, id=busy["run"]["id"])
+    await run_once(gql, parent, "codex", "third")
+    assert await divergence(gql, child["id"]) == diverged(since=[2, 3], unmerged=[1])
+
+    result = (await gql(COMPLETE_SUBAGENT, id=child["id"], result="all green"))["completeSubagent"]
+    found = await divergence(gql, child["id"])
+    assert found["unmergedRunOrdinals"] == [] and found["lastMergeBackAt"] is not None
+    created = await gql("query($id: ID!) { transfer(id: $id) { createdAt } }", id=result["id"])
+    assert found["lastMergeBackAt"] == created["transfer"]["createdAt"]
+    plan = (await gql(EXPLAIN, id=child["id"]))["explainMergeBack"]
+    assert not plan["possible"] and "not a fork" in plan["reason"]
