@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -81,6 +82,9 @@ def neo4j_browser(neo4j_server: LocalNeo4j | None, neo4j_uri: str) -> Neo4jBrows
     return Neo4jBrowser(f"{http}/browser/", bolt.netloc, auth, hosts)
 
 
+CONNECTED = re.compile("You have a working connection|You are connected")
+
+
 async def connect_and_query(page: Page, neo4j: Neo4jBrowser) -> None:
     """Log in through Neo4j Browser's connect form, run `RETURN 1 AS one`, wait for its table."""
     await page.fill('input[data-testid="boltaddress"]', neo4j.bolt_address)
@@ -92,7 +96,9 @@ async def connect_and_query(page: Page, neo4j: Neo4jBrowser) -> None:
         await page.fill('input[data-testid="username"]', neo4j.auth[0])
         await page.fill('input[data-testid="password"]', neo4j.auth[1])
     await page.click('button[data-testid="connect"]')
-    await page.get_by_text("You are connected").wait_for()
+    # "You have a working connection" the first time a server is connected to, "You are
+    # connected as user ..." after that.
+    await page.get_by_text(CONNECTED).wait_for()
     await page.click("#monaco-main-editor")
     await page.keyboard.type("RETURN 1 AS one")
     await page.click('[data-testid="editor-Run"]')
