@@ -39,12 +39,27 @@ class Context:
     # Set by Strawberry from a websocket's connection_init payload.
     connection_params: dict[str, object] | None = None
     socket: SocketState | None = None  # websocket connections only
-    loaders: Loaders = field(init=False)
-    caller: Caller = field(init=False)
+    # Made on first use, for the workspace of the principal at that time.
+    _loaders: Loaders | None = field(init=False, default=None)
+    _caller: Caller | None = field(init=False, default=None)
     _past: dict[Instant, Loaders] = field(init=False, default_factory=dict)
 
-    def __post_init__(self) -> None:
-        self._bind_workspace()
+    @property
+    def loaders(self) -> Loaders:
+        if self._loaders is None:
+            self._loaders = Loaders(self.store, self.workspace)
+        return self._loaders
+
+    @property
+    def caller(self) -> Caller:
+        if self._caller is None:
+            self._caller = Caller(
+                self.workspace,
+                self.providers,
+                self.settings.staleness_policy(),
+                self.settings.summary_policy(),
+            )
+        return self._caller
 
     @property
     def store(self) -> Store:
@@ -116,11 +131,4 @@ class Context:
         self.principal.require(needed)
 
     def _bind_workspace(self) -> None:
-        self.loaders = Loaders(self.store, self.workspace)
-        self._past = {}
-        self.caller = Caller(
-            self.workspace,
-            self.providers,
-            self.settings.staleness_policy(),
-            self.settings.summary_policy(),
-        )
+        self._loaders, self._caller, self._past = None, None, {}

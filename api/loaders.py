@@ -8,13 +8,23 @@ of that instant, and coverage is computed over the thread rebuilt from its histo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import TypeVar
 
 from strawberry.dataloader import DataLoader
 
 from graph import history, repo
-from graph.history import Versioned
-from graph.models import CheckpointNode, ThreadState
+from graph.history import Timeline, Versioned
+from graph.models import (
+    CheckpointNode,
+    HandoffNode,
+    ProviderThreadNode,
+    RunItem,
+    RunNode,
+    ThreadNode,
+    ThreadState,
+    TransferNode,
+)
 from graph.store import Row, Store, Tx
 from resolvers import as_of
 from resolvers.as_of import Instant
@@ -25,38 +35,87 @@ Then = Callable[[Versioned[T], Instant], T | None]
 
 
 class Loaders:
+    """Each loader is made on first use: most requests (every mutation) use none or few."""
+
     def __init__(self, store: Store, workspace: str, instant: Instant | None = None) -> None:
         self._store = store
         self._workspace = workspace
         self.instant = instant
-        self.thread = self._one("thread/by_ids", repo.thread_from, as_of.thread_at)
-        self.run = self._one("run/by_ids", repo.run_from, as_of.run_at)
-        self.provider_thread = self._one(
+
+    @cached_property
+    def thread(self) -> DataLoader[str, ThreadNode | None]:
+        return self._one("thread/by_ids", repo.thread_from, as_of.thread_at)
+
+    @cached_property
+    def run(self) -> DataLoader[str, RunNode | None]:
+        return self._one("run/by_ids", repo.run_from, as_of.run_at)
+
+    @cached_property
+    def provider_thread(self) -> DataLoader[str, ProviderThreadNode | None]:
+        return self._one(
             "provider_thread/by_ids", repo.provider_thread_from, as_of.provider_thread_at
         )
-        self.handoff = self._one("handoff/by_ids", repo.handoff_from, as_of.handoff_at)
-        self.checkpoint = self._one("checkpoint/by_ids", repo.checkpoint_from, _checkpoint_at)
-        self.runs_of_thread = self._many("run/by_threads", repo.run_from, as_of.run_at)
+
+    @cached_property
+    def handoff(self) -> DataLoader[str, HandoffNode | None]:
+        return self._one("handoff/by_ids", repo.handoff_from, as_of.handoff_at)
+
+    @cached_property
+    def checkpoint(self) -> DataLoader[str, CheckpointNode | None]:
+        return self._one("checkpoint/by_ids", repo.checkpoint_from, _checkpoint_at)
+
+    @cached_property
+    def runs_of_thread(self) -> DataLoader[str, list[RunNode]]:
+        return self._many("run/by_threads", repo.run_from, as_of.run_at)
+
+    @cached_property
+    def items_of_run(self) -> DataLoader[str, list[RunItem]]:
         # Items exist once their run ended; a run in progress shows none (api.types.Run).
-        self.items_of_run = self._many("run/items", repo.item_from)
-        self.provider_threads_of_thread = self._many(
+        return self._many("run/items", repo.item_from)
+
+    @cached_property
+    def provider_threads_of_thread(self) -> DataLoader[str, list[ProviderThreadNode]]:
+        return self._many(
             "provider_thread/by_threads", repo.provider_thread_from, as_of.provider_thread_at
         )
-        self.children_of_thread = self._many("thread/children", repo.thread_from, as_of.thread_at)
-        self.handoffs_received = self._many("handoff/received", repo.handoff_from, as_of.handoff_at)
-        self.handoffs_consumed = self._many("handoff/consumed", repo.handoff_from, as_of.handoff_at)
-        self.transfer = self._one("transfer/by_ids", repo.transfer_from, as_of.transfer_at)
-        self.transfers_in = self._many("transfer/incoming", repo.transfer_from, as_of.transfer_at)
-        self.transfers_out = self._many("transfer/outgoing", repo.transfer_from, as_of.transfer_at)
-        self.timeline = self._one("thread/timeline", repo.timeline_from)
-        self.divergence: DataLoader[str, Divergence | None] = DataLoader(
-            self._divergence_now if instant is None else self._divergence_then
-        )
-        self.coverage_state: DataLoader[str, ThreadState | None] = (
-            self._one("thread/coverage", repo.state_from)
-            if instant is None
-            else DataLoader(self._past_coverage)
-        )
+
+    @cached_property
+    def children_of_thread(self) -> DataLoader[str, list[ThreadNode]]:
+        return self._many("thread/children", repo.thread_from, as_of.thread_at)
+
+    @cached_property
+    def handoffs_received(self) -> DataLoader[str, list[HandoffNode]]:
+        return self._many("handoff/received", repo.handoff_from, as_of.handoff_at)
+
+    @cached_property
+    def handoffs_consumed(self) -> DataLoader[str, list[HandoffNode]]:
+        return self._many("handoff/consumed", repo.handoff_from, as_of.handoff_at)
+
+    @cached_property
+    def transfer(self) -> DataLoader[str, TransferNode | None]:
+        return self._one("transfer/by_ids", repo.transfer_from, as_of.transfer_at)
+
+    @cached_property
+    def transfers_in(self) -> DataLoader[str, list[TransferNode]]:
+        return self._many("transfer/incoming", repo.transfer_from, as_of.transfer_at)
+
+    @cached_property
+    def transfers_out(self) -> DataLoader[str, list[TransferNode]]:
+        return self._many("transfer/outgoing", repo.transfer_from, as_of.transfer_at)
+
+    @cached_property
+    def timeline(self) -> DataLoader[str, Timeline | None]:
+        return self._one("thread/timeline", repo.timeline_from)
+
+    @cached_property
+    def divergence(self) -> DataLoader[str, Divergence | None]:
+        return DataLoader(self._divergence_now if self.instant is None else self._divergence_then)
+
+    @cached_property
+    def coverage_state(self) -> DataLoader[str, ThreadState | None]:
+        if self.instant is None:
+            return self._one("thread/coverage", repo.state_from)
+        return DataLoader(self._past_coverage)
 
     def clear(self) -> None:
         """Forget cached values after a mutation changed the graph."""

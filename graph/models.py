@@ -283,7 +283,11 @@ class HandoffSection(Node):
     lines: list[str]
 
 
-class HandoffNode(Node):
+class HandoffHead(Node):
+    """A handoff without its text: what decisions read of handoffs they do not inject
+    (ranges, status, target, provenance). A full summary runs to its token budget, so a
+    thread's state carries text only for the run in progress (`ThreadState.runHandoffs`)."""
+
     id: str
     threadId: str
     sourceThreadId: str
@@ -295,8 +299,6 @@ class HandoffNode(Node):
     coveredTo: int
     strategy: HandoffStrategy
     kind: HandoffKind
-    summaryText: str
-    sections: list[HandoffSection] = Field(default_factory=list)
     tokenEstimate: int
     status: HandoffStatus
     createdByProvider: str | None = None
@@ -316,6 +318,13 @@ class HandoffNode(Node):
     def covered(self) -> Ranges:
         """The ordinals its range spans (of its source thread; history or not)."""
         return Ranges.span(self.coveredFrom, self.coveredTo)
+
+
+class HandoffNode(HandoffHead):
+    """A handoff with the text it injects."""
+
+    summaryText: str
+    sections: list[HandoffSection] = Field(default_factory=list)
 
 
 class SourcePoint(Node):
@@ -372,8 +381,10 @@ class ThreadState(Node):
     lastRun: RunNode | None = None  # the latest ordinal: the run in progress, if any
     providerThreads: list[ProviderThreadNode] = Field(default_factory=list)
     # READY or PENDING handoffs delivered to this thread's provider threads that may be
-    # used again (not STALE, FAILED or DIVERGENT).
-    handoffs: list[HandoffNode] = Field(default_factory=list)
+    # used again (not STALE, FAILED or DIVERGENT), without their text.
+    handoffs: list[HandoffHead] = Field(default_factory=list)
+    # Those of them the run in progress consumes, with their text: its answer injects them.
+    runHandoffs: list[HandoffNode] = Field(default_factory=list)
     # Incoming: pending ones, the thread's origin (fork or spawn), those the last run consumed.
     transfers: list[TransferNode] = Field(default_factory=list)
     outgoingTransfers: list[TransferNode] = Field(default_factory=list)  # pending

@@ -223,17 +223,20 @@ def _state(
     by_ordinal = {run.ordinal: run for run in runs}
     status = {pt.id: pt.status for pt in provider_threads}
     completed = [run for run in runs if run.status is RunStatus.COMPLETED]
+    live = [
+        h
+        for h in handoffs
+        if h.status in LIVE_HANDOFF
+        and h.toProviderThreadId in status
+        and status[h.toProviderThreadId] not in SETTLED
+    ]
+    busy = last.id if last is not None and last.status in IN_PROGRESS else None
     return ThreadState(
         thread=thread,
         lastRun=last,
         providerThreads=provider_threads,
-        handoffs=[
-            h
-            for h in handoffs
-            if h.status in LIVE_HANDOFF
-            and h.toProviderThreadId in status
-            and status[h.toProviderThreadId] not in SETTLED
-        ],
+        handoffs=live,
+        runHandoffs=[h for h in live if busy is not None and h.targetRunId == busy],
         transfers=[
             x
             for x in transfers_in
@@ -245,7 +248,9 @@ def _state(
         deltaChains={
             pt.id: by_ordinal[last_native].deltaChain
             for pt in provider_threads
-            if (last_native := pt.native.last) is not None and last_native in by_ordinal
+            if pt.status not in SETTLED
+            and (last_native := pt.native.last) is not None
+            and last_native in by_ordinal
         },
         latestCompleted=completed[-1] if completed else None,
         latestStable=next((run for run in reversed(completed) if run.checkpoint), None),

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from graph.models import HandoffNode, HandoffStatus, ProviderThreadNode
+from graph.models import HandoffHead, HandoffStatus, ProviderThreadNode
 from graph.ranges import Ranges
+
+H = TypeVar("H", bound=HandoffHead)
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ class Coverage:
         return not self.missing or (self.missing.first or 0) > (self.covered.last or 0)
 
 
-def received_ready(provider_thread_id: str, handoffs: Iterable[HandoffNode]) -> list[HandoffNode]:
+def received_ready(provider_thread_id: str, handoffs: Iterable[H]) -> list[H]:
     """Ready, non-superseded handoffs delivered to the provider thread, oldest first."""
     return sorted(
         (
@@ -61,7 +63,7 @@ def handoff_ranges(thread_id: str, handoffs: Iterable[Spanning]) -> Ranges:
 
 
 def coverage(
-    provider_thread: ProviderThreadNode, history: Ranges, handoffs: Iterable[HandoffNode]
+    provider_thread: ProviderThreadNode, history: Ranges, handoffs: Iterable[HandoffHead]
 ) -> Coverage:
     """Coverage of one provider thread over the history of its own app thread."""
     native = provider_thread.native & history

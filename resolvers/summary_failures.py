@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from graph.models import (
+    HandoffHead,
     HandoffKind,
     HandoffNode,
     HandoffStatus,
@@ -40,7 +41,7 @@ def summary_failed(
     state: ThreadState,
     related: Mapping[str, ThreadState],
     run: RunNode,
-    pending: Sequence[HandoffNode],
+    pending: Sequence[HandoffHead],
     replans: Sequence[PlannedHandoff],
     assignments: Sequence[Assignment],
     cached: Mapping[str, HandoffNode],
@@ -89,7 +90,7 @@ def summary_failed(
     new_ids = [node.id for node in replacements]
     draft.move(run.id, pt.id, new_ids)
     failed = {h.id for h in pending}
-    kept = [h for h in state.handoffs if h.targetRunId == run.id and h.id not in failed]
+    kept = [h for h in state.runHandoffs if h.targetRunId == run.id and h.id not in failed]
     handoffs = injection_order([*kept, *replacements], state, related)
     draft.change("run", run.id, status=summary_plans.run_status(pt, handoffs))
     moved = run.model_copy(update={"consumedHandoffIds": [*run.consumedHandoffIds, *new_ids]})
@@ -110,7 +111,7 @@ def _as_started(
     pt: ProviderThreadNode,
     provider: ProviderCapabilities,
     replans: Sequence[PlannedHandoff],
-    pending: Sequence[HandoffNode],
+    pending: Sequence[HandoffHead],
     reason: str,
 ) -> StartDecision:
     """The decision the run started with, told again: only its summaries changed."""

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from graph.errors import conflict
 from graph.models import (
+    HandoffHead,
     HandoffNode,
     HandoffSection,
     HandoffStatus,
@@ -104,14 +105,14 @@ def text_sections(text: str) -> list[HandoffSection]:
     return [HandoffSection(title="Summary", lines=text.splitlines())]
 
 
-def run_status(pt: ProviderThreadNode, handoffs: Iterable[HandoffNode]) -> RunStatus:
+def run_status(pt: ProviderThreadNode, handoffs: Iterable[HandoffHead]) -> RunStatus:
     """A run is RUNNING once its provider thread has a native ref and no handoff it
     consumes still waits for its summary."""
     waiting = any(h.status is HandoffStatus.PENDING for h in handoffs)
     return RunStatus.RUNNING if pt.nativeRef and not waiting else RunStatus.STARTING
 
 
-def pending_of(state: ThreadState, run_id: str) -> list[HandoffNode]:
+def pending_of(state: ThreadState, run_id: str) -> list[HandoffHead]:
     return [
         h for h in state.handoffs if h.targetRunId == run_id and h.status is HandoffStatus.PENDING
     ]
@@ -145,7 +146,7 @@ def fill_configured(
 ) -> HandoffNode | None:
     """The configured summarizer's answer, or the local summary and why, in the handoff
     that waits for it; None when it no longer waits (filled or replaced meanwhile)."""
-    handoff = next((h for h in state.handoffs if h.id == request.handoffId), None)
+    handoff = next((h for h in state.runHandoffs if h.id == request.handoffId), None)
     if (
         handoff is None
         or handoff.status is not HandoffStatus.PENDING

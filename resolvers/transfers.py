@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from graph.errors import conflict, invalid
 from graph.models import (
     IN_PROGRESS,
+    HandoffHead,
     HandoffKind,
-    HandoffNode,
     HandoffStrategy,
     ProviderThreadStatus,
     RunNode,
@@ -240,7 +240,7 @@ def parent_delivery(
 
 
 def replan(
-    handoff: HandoffNode,
+    handoff: HandoffHead,
     transfer: TransferNode | None,
     state: ThreadState,
     threads: Mapping[str, ThreadState],

@@ -12,7 +12,7 @@ from graph import repo
 from graph.errors import conflict, not_found
 from graph.models import (
     FileDiffStat,
-    HandoffNode,
+    HandoffHead,
     HistoryMode,
     ProviderThreadNode,
     RunItem,
@@ -167,7 +167,7 @@ async def _summary_failed(
     state: ThreadState,
     related: dict[str, ThreadState],
     run: RunNode,
-    pending: list[HandoffNode],
+    pending: list[HandoffHead],
     reason: str,
     asked: SummarySource | None,
 ) -> Written[StartOutcome]:

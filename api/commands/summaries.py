@@ -52,7 +52,7 @@ async def _as_now(
     filled: dict[str, HandoffNode],
 ) -> StartOutcome:
     """The start's answer with its run and handoffs as they are now."""
-    known = {h.id: h for h in state.handoffs} | filled
+    known = {h.id: h for h in state.runHandoffs} | filled
     gone = [h.id for h in outcome.handoffs if h.id not in known]
     if gone:  # replaced meanwhile (reportStartFailure): answer with what replaced them
         replaced = await repo.handoffs_by_ids(tx, caller.workspace, gone)

@@ -41,19 +41,30 @@ RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thre
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
     RETURN pt {.*, createdAt: toString(pt.createdAt), lastUsedAt: toString(pt.lastUsedAt)} ORDER BY pt.createdAt, pt.id
   } AS providerThreads,
+  // Only a reusable provider thread continues a delta chain.
   COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
-    WHERE size(coalesce(pt.nativeRanges, [])) > 0
+    WHERE NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT'] AND size(coalesce(pt.nativeRanges, [])) > 0
     MATCH (r:Run {workspace: $workspace, threadId: t.id, ordinal: pt.nativeRanges[-1]})
     RETURN [pt.id, coalesce(r.deltaChain, 0)]
   } AS deltaChains,
+  // Live handoffs without their text (a full summary runs to its token budget), and with
+  // it those the run in progress consumes: its answer injects them.
   COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
     WHERE NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT']
     MATCH (h:ContextHandoff)-[:DELIVERED_TO]->(pt)
     WHERE h.status IN ['READY', 'PENDING']
-    RETURN h {.*, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)} ORDER BY h.createdAt, h.id
+    RETURN h {.*, summaryText: null, sectionsJson: null, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)}
+    ORDER BY h.createdAt, h.id
   } AS handoffs,
+  CASE WHEN last IS NULL OR NOT last.status IN ['STARTING', 'RUNNING'] THEN [] ELSE COLLECT {
+    MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
+    WHERE NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT']
+    MATCH (h:ContextHandoff {targetRunId: last.id})-[:DELIVERED_TO]->(pt)
+    WHERE h.status IN ['READY', 'PENDING']
+    RETURN h {.*, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)} ORDER BY h.createdAt, h.id
+  } END AS runHandoffs,
   COLLECT {
     MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
     WHERE x.status = 'PENDING' OR x.type IN ['FORK', 'SUBAGENT_SPAWN']

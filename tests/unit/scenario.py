@@ -133,23 +133,26 @@ class Scenario:
         runs = self._ordered_runs()
         last = runs[-1] if runs else None
         live_pts = {p.id for p in self.provider_threads.values() if p.status not in SETTLED}
+        live = sorted(
+            (
+                h
+                for h in self.handoffs.values()
+                if h.toProviderThreadId in live_pts
+                and h.status in (HandoffStatus.READY, HandoffStatus.PENDING)
+            ),
+            key=lambda h: (h.createdAt, h.id),
+        )
+        busy = last.id if last is not None and last.status in IN_PROGRESS else None
         return ThreadState(
             thread=self.thread,
             lastRun=last,
             providerThreads=sorted(self.provider_threads.values(), key=lambda p: p.createdAt),
-            handoffs=sorted(
-                (
-                    h
-                    for h in self.handoffs.values()
-                    if h.toProviderThreadId in live_pts
-                    and h.status in (HandoffStatus.READY, HandoffStatus.PENDING)
-                ),
-                key=lambda h: (h.createdAt, h.id),
-            ),
+            handoffs=live,
+            runHandoffs=[h for h in live if busy is not None and h.targetRunId == busy],
             deltaChains={
                 pt.id: self._run_at(pt.native.last).deltaChain
                 for pt in self.provider_threads.values()
-                if pt.native
+                if pt.native and pt.id in live_pts
             },
             latestCompleted=next(
                 (r for r in reversed(runs) if r.status is RunStatus.COMPLETED), None
