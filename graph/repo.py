@@ -198,13 +198,16 @@ async def states(
     lock: bool,
     related: bool = False,
     points: bool = False,
+    trimmed: bool = False,
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]] | None:
     """The state of the thread named by its id, or by a run or provider thread on it (its
     write lock taken first with `lock`), and, with `related`, the states of its
     ancestors, of the sources of transfers waiting for it, and of `extra`; with `points`,
-    each state's latest completed and latest stable runs (source points). A write
-    statement either way: call it in a write transaction."""
+    each state's latest completed and latest stable runs (source points); with `trimmed`,
+    the thread's settled provider threads only where a decision may name them (the latest
+    of each provider, the last run's, `provider_thread_id`). A write statement either way:
+    call it in a write transaction."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
@@ -214,6 +217,7 @@ async def states(
         lock=lock,
         related=related,
         points=points,
+        trimmed=trimmed,
         extra=list(extra),
     )
     main: ThreadState | None = None

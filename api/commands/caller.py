@@ -55,10 +55,13 @@ async def locked(
     provider_thread_id: str | None = None,
     related: bool = False,
     points: bool = False,
+    trimmed: bool = False,
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
     """The state of the thread named by its id, or by a run or provider thread on it, with
-    its write lock taken (and the related threads' states)."""
+    its write lock taken (and the related threads' states). `trimmed`: for the commands on
+    a run (start, attach, complete, fail), whose decisions name no other settled provider
+    thread than those `repo.states` keeps."""
     found = await repo.states(
         tx,
         caller.workspace,
@@ -68,6 +71,7 @@ async def locked(
         lock=True,
         related=related,
         points=points,
+        trimmed=trimmed,
         extra=extra,
     )
     if found is None:

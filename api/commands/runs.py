@@ -61,7 +61,7 @@ async def start_run(
     asked: SummarySource | None = None,
 ) -> Written[StartOutcome]:
     """`asked`: the summary source the call names (else the provider's, else the default)."""
-    state, related = await locked(tx, caller, thread_id, related=True)
+    state, related = await locked(tx, caller, thread_id, related=True, trimmed=True)
     source = _source(caller, asked, caller.providers.get(request.provider))
     decision = await _decision(tx, caller, state, related, request)
     assignments = summary_sources.assign(
@@ -223,7 +223,7 @@ async def _decision(
 async def attach_native_thread(
     tx: Tx, caller: Caller, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
 ) -> Written[ProviderThreadNode]:
-    state, _ = await locked(tx, caller, provider_thread_id=provider_thread_id)
+    state, _ = await locked(tx, caller, provider_thread_id=provider_thread_id, trimmed=True)
     pt = state.provider_thread(provider_thread_id)
     if pt is None:
         raise not_found("provider thread", provider_thread_id)
@@ -277,7 +277,9 @@ async def run_in_progress(
     tx: Tx, caller: Caller, run_id: str, verb: str, *, related: bool, points: bool = False
 ) -> tuple[ThreadState, dict[str, ThreadState], RunNode]:
     """The run's thread, locked, and the run, which must be in progress."""
-    state, others = await locked(tx, caller, run_id=run_id, related=related, points=points)
+    state, others = await locked(
+        tx, caller, run_id=run_id, related=related, points=points, trimmed=not points
+    )
     run = state.lastRun if state.lastRun and state.lastRun.id == run_id else None
     if run is None:  # not the latest run, so not in progress: read it for the error
         owner = await repo.run_owner(tx, caller.workspace, run_id)

@@ -1,7 +1,8 @@
 // The state decisions on a thread read (graph.models.ThreadState), for the thread and,
 // with $related, its ancestors and the sources of transfers waiting for it. Bounded
 // whatever the thread's length: runs appear only as the latest ones and as ranges kept
-// on threads and provider threads. With $lock, the thread's write lock is taken first, so
+// on threads and provider threads, handoffs without their text but for the run in progress,
+// and with $trimmed only the provider threads a decision may use or name. With $lock, the thread's write lock is taken first, so
 // concurrent writers on one thread serialise (several API processes share one Neo4j); the
 // statement is then a write, so it always runs in a write transaction. Temporal
 // properties leave as ISO strings (docs/MODEL.md, "Reading times").
@@ -32,6 +33,15 @@ UNWIND [main.id] + [id IN relatedIds WHERE id <> main.id] AS threadId
 WITH DISTINCT main.id AS mainId, threadId
 MATCH (t:Thread {id: threadId, workspace: $workspace})
 OPTIONAL MATCH (last:Run {workspace: $workspace, threadId: t.id, ordinal: t.lastOrdinal})
+// With $trimmed, the main thread's settled provider threads (one more every few provider
+// switches) are left out, but for those a decision may still name: the latest of each
+// provider, the last run's and the one the command names (docs/MODEL.md "The state read").
+WITH mainId, t, last, CASE WHEN $trimmed AND t.id = mainId THEN COLLECT {
+    MATCH (t)-[:HAS_PROVIDER_THREAD]->(p:ProviderThread)
+    WITH p ORDER BY p.lastUsedAt DESC, p.createdAt DESC, p.id DESC
+    WITH p.provider AS provider, collect(p.id)[0] AS latest
+    RETURN latest
+  } + [last.providerThreadId, $providerThreadId] END AS named
 RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thread,
   CASE WHEN last IS NULL THEN null ELSE last {.*, startedAt: toString(last.startedAt), completedAt: toString(last.completedAt),
     checkpoint: COLLECT { MATCH (last)-[:HAS_CHECKPOINT]->(c:Checkpoint) RETURN c {.*, createdAt: toString(c.createdAt)} }[0],
@@ -39,6 +49,7 @@ RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thre
   } END AS lastRun,
   COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
+    WHERE named IS NULL OR NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT'] OR pt.id IN named
     RETURN pt {.*, createdAt: toString(pt.createdAt), lastUsedAt: toString(pt.lastUsedAt)} ORDER BY pt.createdAt, pt.id
   } AS providerThreads,
   // Only a reusable provider thread continues a delta chain.

@@ -60,9 +60,12 @@ class Scenario:
 
     # ---- driving -------------------------------------------------------------------
 
-    def decide(self, provider: str, runtime_mode: str | None = None) -> StartDecision:
+    def decide(
+        self, provider: str, runtime_mode: str | None = None, *, trimmed: bool = False
+    ) -> StartDecision:
         request = StartRequest(provider=provider, input="x", runtimeMode=runtime_mode)
-        return decide_start(self.state, request, self.registry, self.policy, self.content())
+        state = self.trimmed_state if trimmed else self.state
+        return decide_start(state, request, self.registry, self.policy, self.content())
 
     def run(
         self,
@@ -158,6 +161,21 @@ class Scenario:
                 (r for r in reversed(runs) if r.status is RunStatus.COMPLETED), None
             ),
         )
+
+    @property
+    def trimmed_state(self) -> ThreadState:
+        """The state as the commands on a run read it (`trimmed`, cypher/thread/state.cypher):
+        settled provider threads only when they are the latest of their provider or the
+        last run's."""
+        state = self.state
+        latest = {}
+        for pt in sorted(
+            state.providerThreads, key=lambda p: (p.lastUsedAt, p.createdAt, p.id), reverse=True
+        ):
+            latest.setdefault(pt.provider, pt.id)
+        named = {*latest.values(), state.lastRun.providerThreadId if state.lastRun else None}
+        kept = [p for p in state.providerThreads if p.status not in SETTLED or p.id in named]
+        return state.model_copy(update={"providerThreads": kept})
 
     def history_runs(self) -> list[RunNode]:
         return [
