@@ -28,6 +28,10 @@ class Config:
     read_samples: int = 20
     lineage_samples: int = 50
     concurrency: tuple[int, ...] = (1, 8, 32)
+    # Throughput again at this concurrency with the clients spread over several API
+    # processes on the one Neo4j (when the harness starts the API itself); 1: not measured.
+    api_processes: int = 2
+    spread_concurrency: int = 8
     throughput_seconds: float = 30.0
     summary_runs: int = 1000
     summary_reps: int = 20

@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ from bench.client import (
     timed_query,
 )
 from bench.config import Config
+from bench.cpu import CpuMeter
 from bench.records import Family, ThreadRecord
 from bench.results import Pair, Rate, ReadProbe, Stat, Window
 
@@ -301,28 +302,41 @@ class _Probe:
 
 
 async def throughput(
-    gql: GraphQL, raw: Raw, config: Config, concurrency: int, seconds: float
+    gqls: Sequence[GraphQL],
+    raw: Raw,
+    config: Config,
+    concurrency: int,
+    seconds: float,
+    pids: Mapping[str, Sequence[int]],
 ) -> Rate:
-    """Cycles per second with `concurrency` clients, each on its own thread; then raw."""
+    """Cycles per second with `concurrency` clients, each on its own thread and the
+    clients spread round robin over `gqls` (one per API process); then raw. `pids`: the
+    API and Neo4j processes, whose CPU per cycle is recorded beside the harness's own."""
+    tag = f"{concurrency}x{len(gqls)}"
     service_threads = [
         await ServiceThread.create(
-            gql, random.Random(f"{config.seed}:rate:{concurrency}:{i}"), f"Rate {concurrency}.{i}"
+            gqls[i % len(gqls)], random.Random(f"{config.seed}:rate:{tag}:{i}"), f"Rate {tag}.{i}"
         )
         for i in range(concurrency)
     ]
     await asyncio.gather(*(thread.cycle() for thread in service_threads))  # warm
+    meter = CpuMeter(pids)
+    meter.start()
     cycles, errors, elapsed = await _drive([t.cycle for t in service_threads], seconds)
+    cpu_ms = meter.per(cycles)
     raw_threads = [
         await RawThread.create(
             raw,
             config.raw_workspace,
-            random.Random(f"{config.seed}:raw-rate:{concurrency}:{i}"),
-            f"Raw rate {concurrency}.{i}",
+            random.Random(f"{config.seed}:raw-rate:{tag}:{i}"),
+            f"Raw rate {tag}.{i}",
         )
         for i in range(concurrency)
     ]
     await asyncio.gather(*(thread.cycle() for thread in raw_threads))
+    meter.start()
     raw_cycles, raw_errors, raw_elapsed = await _drive([t.cycle for t in raw_threads], seconds)
+    raw_cpu_ms = {name: ms for name, ms in meter.per(raw_cycles).items() if name != "api"}
     return Rate(
         concurrency=concurrency,
         seconds=elapsed,
@@ -333,6 +347,9 @@ async def throughput(
         raw_cycles=raw_cycles,
         raw_per_second=raw_cycles / raw_elapsed,
         raw_errors=raw_errors,
+        api_processes=len(gqls),
+        cpu_ms=cpu_ms,
+        raw_cpu_ms=raw_cpu_ms,
     )
 
 

@@ -110,6 +110,10 @@ class Rate:
     raw_cycles: int
     raw_per_second: float
     raw_errors: int = 0
+    api_processes: int = 1  # the clients spread round robin over this many API processes
+    # CPU milliseconds per cycle by process group (bench/cpu.py): "api", "neo4j", "harness".
+    cpu_ms: dict[str, float] = field(default_factory=dict)
+    raw_cpu_ms: dict[str, float] = field(default_factory=dict)
 
     @property
     def ratio(self) -> float:
@@ -155,7 +159,8 @@ class Results:
             absent.append("cycle windows")
         if sorted(r.runs for r in self.reads) != sorted(self.config.get("read_ordinals", ())):
             absent.append("thread reads")
-        if sorted(r.concurrency for r in self.rates) != sorted(self.config.get("concurrency", ())):
+        one_process = sorted(r.concurrency for r in self.rates if r.api_processes == 1)
+        if one_process != sorted(self.config.get("concurrency", ())):
             absent.append("throughput")
         if self.summary is None:
             absent.append("summary build time")

@@ -147,18 +147,21 @@ async def run(config: Config, target: Target, log: Log) -> Results:
             api = service.Api(target.api_url, tokens, pid=target.api_pid)
         async_driver = AsyncGraphDatabase.driver(uri, auth=auth)
         gql = GraphQL(api.url, api.token(config.workspace))
+        raw = Raw(async_driver, target.database)
         try:
             await _measure(
                 config,
                 target,
                 api,
                 gql,
-                Raw(async_driver, target.database),
-                managed.home / "data" if managed else None,
+                raw,
+                managed,
                 sync_driver,
                 results,
                 log,
             )
+            if started_api and config.api_processes > 1:
+                await _spread(config, target, api, gql, raw, managed, uri, auth, results, log)
         finally:
             await gql.close()
             await async_driver.close()
@@ -188,11 +191,12 @@ async def _measure(
     api: service.Api,
     gql: GraphQL,
     raw: Raw,
-    store: Path | None,
+    managed: LocalNeo4j | None,
     driver: Driver,
     results: Results,
     log: Log,
 ) -> None:
+    store = managed.home / "data" if managed else None
     writer = BulkWriter(driver, target.database, config.workspace, config.batch_rows)
     probe = families.probe_family(config.seed, config.shape, config.workspace)
     await asyncio.to_thread(writer.write, [probe])
@@ -247,12 +251,71 @@ async def _measure(
     for concurrency in config.concurrency:
         log(f"throughput with {concurrency} client(s)")
         results.rates.append(
-            await measure.throughput(gql, raw, config, concurrency, config.throughput_seconds)
+            await measure.throughput(
+                [gql], raw, config, concurrency, config.throughput_seconds, _pids([api], managed)
+            )
         )
     log(f"summarising {config.summary_runs} runs")
     results.summary, results.summary_items = await asyncio.to_thread(
         summary.time_summary, config.summary_runs, config.summary_reps, config.seed
     )
+
+
+async def _spread(
+    config: Config,
+    target: Target,
+    api: service.Api,
+    gql: GraphQL,
+    raw: Raw,
+    managed: LocalNeo4j | None,
+    uri: str,
+    auth: tuple[str, str] | None,
+    results: Results,
+    log: Log,
+) -> None:
+    """Throughput with the clients spread over several API processes on the one Neo4j, as
+    behind a round-robin balancer (docs/SCALING.md, "Several API processes")."""
+    log(f"starting {config.api_processes - 1} more threadline serve process(es)")
+    more = [
+        await asyncio.to_thread(
+            service.start_api,
+            target.home / "bench" / f"api-{n + 2}",
+            uri,
+            auth,
+            target.database,
+            list(api.tokens),
+            dict(api.tokens),
+        )
+        for n in range(config.api_processes - 1)
+    ]
+    clients = [gql, *(GraphQL(other.url, other.token(config.workspace)) for other in more)]
+    try:
+        concurrency = config.spread_concurrency
+        log(f"throughput with {concurrency} client(s) over {len(clients)} API processes")
+        results.rates.append(
+            await measure.throughput(
+                clients,
+                raw,
+                config,
+                concurrency,
+                config.throughput_seconds,
+                _pids([api, *more], managed),
+            )
+        )
+    finally:
+        for client in clients[1:]:
+            await client.close()
+        for other in more:
+            other.stop()
+
+
+def _pids(apis: list[service.Api], managed: LocalNeo4j | None) -> dict[str, list[int]]:
+    """The processes whose CPU a throughput figure records (those the harness knows)."""
+    neo4j = managed.running_pid() if managed else None
+    found = {"api": [api.pid for api in apis if api.pid is not None]}
+    if len(found["api"]) < len(apis):
+        found["api"] = []
+    return {**found, "neo4j": [neo4j] if neo4j is not None else []}
 
 
 async def _conformance(

@@ -96,10 +96,13 @@ def start_api(
     auth: tuple[str, str] | None,
     database: str,
     workspaces: list[str],
+    tokens: dict[str, str] | None = None,
 ) -> Api:
-    """`threadline serve` on a free port, one write token per workspace."""
+    """`threadline serve` on a free port, one write token per workspace (new ones, or
+    `tokens`: another process of the same service)."""
     folder.mkdir(parents=True, exist_ok=True)
-    tokens = {workspace: secrets.token_urlsafe(24) for workspace in workspaces}
+    if tokens is None:
+        tokens = {workspace: secrets.token_urlsafe(24) for workspace in workspaces}
     entries = [
         f'[[tokens]]\nname = "bench-{workspace}"\n'
         f'sha256 = "{hashlib.sha256(token.encode()).hexdigest()}"\n'

@@ -15,8 +15,7 @@ RETURN id AS key, {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(:ProviderThread)<-[:DELIVERED_TO]-(h:ContextHandoff)
     WHERE h.status = 'READY'
     RETURN h {.id, .threadId, .sourceThreadId, .toProviderThreadId, .coveredFrom, .coveredTo,
-              .strategy, .kind, .status, .tokenEstimate, .createdAt, .updatedAt,
-              summaryText: ''}
+              .strategy, .kind, .status, .tokenEstimate, .createdAt, .updatedAt}
     ORDER BY h.createdAt, h.id
   },
   latestCompleted: [], latestStable: [], deltaChains: []

@@ -32,6 +32,7 @@ TINY = Config(
     read_samples=2,
     lineage_samples=2,
     concurrency=(1, 4),
+    spread_concurrency=4,
     throughput_seconds=1.0,
     summary_runs=30,
     summary_reps=2,
@@ -60,6 +61,8 @@ async def test_every_figure_is_produced_on_sound_data(neo4j_uri: str, tmp_path: 
     assert step.lineage_nodes == sum(1 for t in probe.threads if t.depth <= LINEAGE_DEPTH)
     assert all(window.round_trips["start"] > 0 for window in results.windows)
     assert all(rate.cycles > 0 and rate.raw_cycles > 0 for rate in results.rates)
+    assert [rate.api_processes for rate in results.rates] == [1, 1, 2]
+    assert all({"api", "harness"} <= set(rate.cpu_ms) for rate in results.rates)
     assert results.api_peak_rss_mb is not None and results.api_peak_rss_mb > 0
     text = report.render(results)
     for heading in ("## Targets", "## Data", "## Throughput", "## Checks"):
