@@ -5,7 +5,7 @@
 // provider thread's own thread). Lineage is a tree, walked down at most 100 hops.
 MATCH (start:Thread {id: $threadId, workspace: $workspace})
 MATCH (root:Thread {id: start.rootId, workspace: $workspace})
-MATCH p = (root)-[:FORK|SUBAGENT*0..100]->(t:Thread)
+MATCH p = (root)-[:FORK|SUBAGENT*0..100]->(t)  // no label: FORK and SUBAGENT only join threads
 WITH t, length(p) AS depth
 ORDER BY depth, t.createdAt, t.id
 RETURN t {.id, .title, .relationshipToParent, .parentId, .createdBy} AS thread, depth,

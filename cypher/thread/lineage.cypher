@@ -1,15 +1,17 @@
 // Threads within {{hops}} parent->child hops of the thread, in the asked direction,
 // each once with its distance, then the lineage edges among them. Lineage is a tree,
-// so each node has one path; the expansion grows with the answer, not the graph.
+// so each node has one path; the expansion grows with the answer, not the graph. The far
+// ends carry no label (FORK and SUBAGENT only join threads): with one, the planner may
+// start from a scan of every thread and expand into t, which grows with the graph.
 // {{hops}} is the only text substituted: a clamped int (graph/queries.py).
 MATCH (t:Thread {id: $threadId, workspace: $workspace})
 CALL (t) {
   WITH t WHERE $direction IN ['ANCESTORS', 'BOTH']
-  MATCH p = (n:Thread)-[:FORK|SUBAGENT*0..{{hops}}]->(t)
+  MATCH p = (n)-[:FORK|SUBAGENT*0..{{hops}}]->(t)
   RETURN n, length(p) AS depth
   UNION
   WITH t WHERE $direction IN ['DESCENDANTS', 'BOTH']
-  MATCH p = (t)-[:FORK|SUBAGENT*0..{{hops}}]->(n:Thread)
+  MATCH p = (t)-[:FORK|SUBAGENT*0..{{hops}}]->(n)
   RETURN n, length(p) AS depth
 }
 WITH n, min(depth) AS depth
@@ -18,7 +20,7 @@ WITH collect({thread: n {.*}, depth: depth}) AS nodes, collect(n) AS members
 RETURN nodes,
   COLLECT {
     UNWIND members AS x
-    MATCH (x)-[r:FORK|SUBAGENT]->(y:Thread)
+    MATCH (x)-[r:FORK|SUBAGENT]->(y)
     WHERE y IN members
     RETURN {from: x.id, to: y.id, relationship: type(r), sourceRunOrdinal: r.sourceRunOrdinal}
       AS edge
