@@ -312,10 +312,11 @@ async def _spread(
 def _pids(apis: list[service.Api], managed: LocalNeo4j | None) -> dict[str, list[int]]:
     """The processes whose CPU a throughput figure records (those the harness knows)."""
     neo4j = managed.running_pid() if managed else None
-    found = {"api": [api.pid for api in apis if api.pid is not None]}
-    if len(found["api"]) < len(apis):
-        found["api"] = []
-    return {**found, "neo4j": [neo4j] if neo4j is not None else []}
+    api_pids = [api.pid for api in apis if api.pid is not None]
+    return {
+        "api": api_pids if len(api_pids) == len(apis) else [],  # all of them or none
+        "neo4j": [neo4j] if neo4j is not None else [],
+    }
 
 
 async def _conformance(

@@ -1,11 +1,12 @@
 // The state decisions on a thread read (graph.models.ThreadState), for the thread and,
 // with $related, its ancestors and the sources of transfers waiting for it. Bounded
-// whatever the thread's length: runs appear only as the latest ones and as ranges kept
-// on threads and provider threads, handoffs without their text but for the run in progress,
-// and with $trimmed only the provider threads a decision may use or name. With $lock, the thread's write lock is taken first, so
-// concurrent writers on one thread serialise (several API processes share one Neo4j); the
-// statement is then a write, so it always runs in a write transaction. Temporal
-// properties leave as ISO strings (docs/MODEL.md, "Reading times").
+// whatever the thread's length (docs/MODEL.md, "The state read"): runs appear only as the
+// latest ones and as ranges kept on threads and provider threads, handoffs without their
+// text but for the run in progress, and with $trimmed only the provider threads a decision
+// may use or name. With $lock, the thread's write lock is taken first, so concurrent
+// writers on one thread serialise (several API processes share one Neo4j); the statement
+// is then a write, so it always runs in a write transaction. Temporal properties leave as
+// ISO strings (docs/MODEL.md, "Reading times").
 // The thread is named by its id, or by a run or provider thread on it (the others null).
 CALL () {
   MATCH (t:Thread {id: $threadId, workspace: $workspace}) RETURN t

@@ -168,7 +168,7 @@ class Scenario:
         settled provider threads only when they are the latest of their provider or the
         last run's."""
         state = self.state
-        latest = {}
+        latest: dict[str, str] = {}
         for pt in sorted(
             state.providerThreads, key=lambda p: (p.lastUsedAt, p.createdAt, p.id), reverse=True
         ):
