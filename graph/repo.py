@@ -172,6 +172,19 @@ def encode(data: dict[str, Any]) -> dict[str, Any]:
     return encoded
 
 
+def row(encoded: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """Properties as `plan/apply` takes them: aware datetimes apart, as ISO text under
+    `times`, which the statement turns back into DATETIME values. The driver's own
+    conversion costs about 40 µs of Python per datetime (docs/MODEL.md, "Writing times")."""
+    times = {
+        key: value.isoformat()
+        for key, value in encoded.items()
+        if isinstance(value, datetime) and value.tzinfo is not None
+    }
+    props = {key: value for key, value in encoded.items() if key not in times}
+    return {"props": props, "times": times, **more}
+
+
 def _plain(value: Any) -> Any:
     """Values the driver and json accept: enums by value, models as dicts."""
     if isinstance(value, Enum):
@@ -396,45 +409,45 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
     groups: dict[str, list[dict[str, Any]]] = {}
     for event in plan.events:
         groups.setdefault(event.threadId, []).append(
-            encode({**event.model_dump(exclude={"threadId"}), "type": event.type.value})
+            row(encode({**event.model_dump(exclude={"threadId"}), "type": event.type.value}))
         )
     at = plan.at
     await tx.rows(
         "plan/apply",
         workspace=workspace,
         threads=[
-            {"props": _born("thread", props(t.thread), at), "sourceRunOrdinal": t.sourceRunOrdinal}
+            row(_born("thread", props(t.thread), at), sourceRunOrdinal=t.sourceRunOrdinal)
             for t in plan.threads
         ],
-        providerThreads=[_born("providerThread", props(pt), at) for pt in plan.providerThreads],
+        providerThreads=[
+            row(_born("providerThread", props(pt), at)) for pt in plan.providerThreads
+        ],
         handoffs=[
-            _born("handoff", props(h, exclude={"supersededById"}), at) for h in plan.handoffs
+            row(_born("handoff", props(h, exclude={"supersededById"}), at)) for h in plan.handoffs
         ],
         runs=[
-            {
-                "props": _born(
-                    "run", props(run, exclude={"items", "checkpoint", "consumedHandoffIds"}), at
-                ),
-                "handoffIds": run.consumedHandoffIds,
-            }
+            row(
+                _born("run", props(run, exclude={"items", "checkpoint", "consumedHandoffIds"}), at),
+                handoffIds=run.consumedHandoffIds,
+            )
             for run in plan.runs
         ],
         runMoves=[move.model_dump() for move in plan.runMoves],
         runContents=[
             {
                 "runId": content.runId,
-                "items": [{**props(item), "seq": n} for n, item in enumerate(content.items)],
-                "checkpoints": [props(content.checkpoint)] if content.checkpoint else [],
+                "items": [row({**props(item), "seq": n}) for n, item in enumerate(content.items)],
+                "checkpoints": [row(props(content.checkpoint))] if content.checkpoint else [],
             }
             for content in plan.runContents
         ],
         transfers=[
-            {
-                "props": _born("transfer", props(x), at),
-                "sourceRunId": x.sourcePoint.runId,
-                "sourceCheckpointId": x.sourcePoint.checkpointId,
-                "baseRunId": x.basePoint.runId if x.basePoint else None,
-            }
+            row(
+                _born("transfer", props(x), at),
+                sourceRunId=x.sourcePoint.runId,
+                sourceCheckpointId=x.sourcePoint.checkpointId,
+                baseRunId=x.basePoint.runId if x.basePoint else None,
+            )
             for x in plan.transfers
         ],
         threadChanges=_changes("thread", plan.threadChanges, at),
@@ -443,7 +456,7 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
         handoffChanges=_changes("handoff", plan.handoffChanges, at),
         transferChanges=_changes("transfer", plan.transferChanges, at),
         eventGroups=[{"threadId": t, "events": events} for t, events in groups.items()],
-        receipts=[props(receipt)] if receipt else [],
+        receipts=[row(props(receipt))] if receipt else [],
     )
 
 
@@ -464,7 +477,7 @@ def _changes(
         encoded = encode(change.props)
         kept = history.tracked(kind, encoded) if at is not None else {}
         entry = history.entry(at, kept) if at is not None and kept else None
-        rows.append({"id": change.id, "props": encoded, "tracked": kept, "entry": entry})
+        rows.append(row(encoded, id=change.id, tracked=kept, entry=entry))
     return rows
 
 

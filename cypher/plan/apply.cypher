@@ -4,10 +4,13 @@
 // (unique per workspace: a concurrent duplicate fails here and its transaction rolls
 // back). Every value is the plan's; the edges follow from the ids it names. A change
 // appends its history entry (graph/history.py) only when a tracked value really changes.
+// Each row's times come apart from its props, as ISO text under `times`, and become
+// DATETIME values here (docs/MODEL.md, "Writing times").
 CALL () {
   UNWIND $threads AS row
   CREATE (t:Thread)
   SET t = row.props, t.workspace = $workspace, t.version = 0
+  FOREACH (k IN keys(row.times) | SET t[k] = datetime(row.times[k]))
   WITH t, row
   OPTIONAL MATCH (p:Thread {id: t.parentId, workspace: $workspace})
   FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'FORK' THEN [1] ELSE [] END |
@@ -17,9 +20,10 @@ CALL () {
 }
 CALL () {
   UNWIND $providerThreads AS p
-  MATCH (t:Thread {id: p.threadId, workspace: $workspace})
+  MATCH (t:Thread {id: p.props.threadId, workspace: $workspace})
   CREATE (pt:ProviderThread)
-  SET pt = p, pt.workspace = $workspace
+  SET pt = p.props, pt.workspace = $workspace
+  FOREACH (k IN keys(p.times) | SET pt[k] = datetime(p.times[k]))
   CREATE (t)-[:HAS_PROVIDER_THREAD]->(pt)
   WITH pt
   OPTIONAL MATCH (src:ProviderThread {id: pt.forkedFromId, workspace: $workspace})
@@ -27,10 +31,11 @@ CALL () {
 }
 CALL () {
   UNWIND $handoffs AS h
-  MATCH (t:Thread {id: h.threadId, workspace: $workspace})
-  MATCH (src:Thread {id: h.sourceThreadId, workspace: $workspace})
+  MATCH (t:Thread {id: h.props.threadId, workspace: $workspace})
+  MATCH (src:Thread {id: h.props.sourceThreadId, workspace: $workspace})
   CREATE (n:ContextHandoff)
-  SET n = h, n.workspace = $workspace
+  SET n = h.props, n.workspace = $workspace
+  FOREACH (k IN keys(h.times) | SET n[k] = datetime(h.times[k]))
   CREATE (n)-[:FOR_THREAD]->(t)
   CREATE (n)-[:SOURCE_THREAD]->(src)
   WITH n, src
@@ -59,6 +64,7 @@ CALL () {
   MATCH (pt:ProviderThread {id: row.props.providerThreadId, workspace: $workspace})
   CREATE (r:Run)
   SET r = row.props, r.workspace = $workspace
+  FOREACH (k IN keys(row.times) | SET r[k] = datetime(row.times[k]))
   CREATE (t)-[:HAS_RUN]->(r)
   CREATE (r)-[:EXECUTED_ON]->(pt)
   WITH r, row
@@ -83,13 +89,15 @@ CALL () {
   CALL (r, content) {
     UNWIND content.items AS item
     CREATE (i:RunItem)
-    SET i = item, i.workspace = $workspace
+    SET i = item.props, i.workspace = $workspace
+    FOREACH (k IN keys(item.times) | SET i[k] = datetime(item.times[k]))
     CREATE (r)-[:HAS_ITEM]->(i)
   }
   CALL (r, content) {
     UNWIND content.checkpoints AS checkpoint
     CREATE (c:Checkpoint)
-    SET c = checkpoint, c.workspace = $workspace
+    SET c = checkpoint.props, c.workspace = $workspace
+    FOREACH (k IN keys(checkpoint.times) | SET c[k] = datetime(checkpoint.times[k]))
     CREATE (r)-[:HAS_CHECKPOINT]->(c)
   }
 }
@@ -99,6 +107,7 @@ CALL () {
   MATCH (dst:Thread {id: x.props.targetThreadId, workspace: $workspace})
   CREATE (n:ContextTransfer)
   SET n = x.props, n.workspace = $workspace
+  FOREACH (k IN keys(x.times) | SET n[k] = datetime(x.times[k]))
   CREATE (n)-[:FROM_THREAD]->(src)
   CREATE (n)-[:TO_THREAD]->(dst)
   WITH n, x
@@ -129,6 +138,7 @@ CALL () {
   SET t.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE t[k] IS NULL OR t[k] <> change.tracked[k])
     THEN coalesce(t.historyJson, []) + [change.entry] ELSE t.historyJson END
   SET t += change.props
+  FOREACH (k IN keys(change.times) | SET t[k] = datetime(change.times[k]))
 }
 CALL () {
   UNWIND $providerThreadChanges AS change
@@ -136,6 +146,7 @@ CALL () {
   SET pt.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE pt[k] IS NULL OR pt[k] <> change.tracked[k])
     THEN coalesce(pt.historyJson, []) + [change.entry] ELSE pt.historyJson END
   SET pt += change.props
+  FOREACH (k IN keys(change.times) | SET pt[k] = datetime(change.times[k]))
 }
 CALL () {
   UNWIND $runChanges AS change
@@ -143,6 +154,7 @@ CALL () {
   SET r.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE r[k] IS NULL OR r[k] <> change.tracked[k])
     THEN coalesce(r.historyJson, []) + [change.entry] ELSE r.historyJson END
   SET r += change.props
+  FOREACH (k IN keys(change.times) | SET r[k] = datetime(change.times[k]))
 }
 CALL () {
   UNWIND $handoffChanges AS change
@@ -150,6 +162,7 @@ CALL () {
   SET h.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE h[k] IS NULL OR h[k] <> change.tracked[k])
     THEN coalesce(h.historyJson, []) + [change.entry] ELSE h.historyJson END
   SET h += change.props
+  FOREACH (k IN keys(change.times) | SET h[k] = datetime(change.times[k]))
   WITH h, change
   CALL (h, change) {
     MATCH (next:ContextHandoff {id: change.props.supersededById, workspace: $workspace})
@@ -162,6 +175,7 @@ CALL () {
   SET x.historyJson = CASE WHEN any(k IN keys(change.tracked) WHERE x[k] IS NULL OR x[k] <> change.tracked[k])
     THEN coalesce(x.historyJson, []) + [change.entry] ELSE x.historyJson END
   SET x += change.props
+  FOREACH (k IN keys(change.times) | SET x[k] = datetime(change.times[k]))
   WITH x, change
   CALL (x, change) {
     MATCH (pt:ProviderThread {id: change.props.resolvedProviderThreadId, workspace: $workspace})
@@ -180,8 +194,10 @@ CALL () {
   MATCH (t:Thread {id: group.threadId, workspace: $workspace})
   WITH t, group, coalesce(t.eventSeq, 0) AS base
   UNWIND range(0, size(group.events) - 1) AS i
+  WITH t, base, i, group.events[i] AS event
   CREATE (e:ThreadEvent)
-  SET e = group.events[i], e.seq = base + i + 1, e.threadId = t.id, e.workspace = $workspace
+  SET e = event.props, e.seq = base + i + 1, e.threadId = t.id, e.workspace = $workspace
+  FOREACH (k IN keys(event.times) | SET e[k] = datetime(event.times[k]))
   CREATE (t)-[:HAS_EVENT]->(e)
   WITH t, max(e.seq) AS last
   SET t.eventSeq = last
@@ -189,6 +205,7 @@ CALL () {
 CALL () {
   UNWIND $receipts AS receipt
   CREATE (c:CommandReceipt)
-  SET c = receipt, c.workspace = $workspace
+  SET c = receipt.props, c.workspace = $workspace
+  FOREACH (k IN keys(receipt.times) | SET c[k] = datetime(receipt.times[k]))
 }
 RETURN true AS applied
