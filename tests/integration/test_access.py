@@ -206,6 +206,22 @@ async def test_missing_or_bad_token_is_unauthenticated(
         assert error["extensions"]["code"] == "UNAUTHENTICATED"
 
 
+@pytest.mark.parametrize("token", [None, "wrong-token"])
+async def test_unauthenticated_callers_learn_nothing_of_the_schema(
+    secured: GraphQLClient, token: str | None
+) -> None:
+    """A caller without a valid token is refused before the document is parsed or
+    validated, so a misspelt field earns no "Did you mean ...?" naming the real ones."""
+    anonymous = As(secured, token)
+    for query in ("{ threadz { id } }", "{ thread(id: 1) { idd } }", "{ nonsense"):
+        body = await anonymous.post(query)
+        assert [e["extensions"]["code"] for e in body["errors"]] == ["UNAUTHENTICATED"]
+        assert "thread" not in body["errors"][0]["message"].lower()
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = await secured.http.post("/graphql", json={"query": "{ x }"}, headers=headers)
+    assert response.status_code == 401
+
+
 def test_open_service_binds_only_to_loopback() -> None:
     open_book = TokenBook.from_toml(None)
     for host in ("127.0.0.1", "::1", "localhost"):
