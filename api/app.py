@@ -33,7 +33,7 @@ from api.errors import with_code
 from api.event_feed import EventFeeds
 from api.limits import BodyLimit
 from api.metrics import Metrics
-from api.requests import decode_json, refusal_response, unnamed_choice
+from api.requests import decode_json, refusal_response, refused_caller, unnamed_choice
 from api.schema import build_schema
 from api.services import Services, SocketSlots
 from api.settings import Settings
@@ -232,6 +232,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         if owned:
             await active.close()
 
+    async def metrics_endpoint(request: Request) -> Response:
+        """Counts and timings of every workspace's operations: with a tokens file, for
+        holders of a valid token (Prometheus sends one with `authorization`)."""
+        refused = refused_caller(tokens, request.headers.get("authorization"))
+        return refused or await metrics.endpoint(request)
+
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
@@ -261,7 +267,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         routes=[
             Route("/healthz", healthz),
             Route("/readyz", readyz),
-            Route("/metrics", metrics.endpoint),
+            Route("/metrics", metrics_endpoint),
             Route("/graphql", graphql),
             WebSocketRoute("/graphql", graphql),
             Route("/lineage", pages.lineage),

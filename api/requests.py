@@ -56,12 +56,20 @@ def refusal_response(
     error: HTTPException, tokens: TokenBook, authorization: str | None
 ) -> JSONResponse:
     """A coded GraphQL error body; an unauthenticated caller learns only that."""
+    unauthenticated = refused_caller(tokens, authorization)
+    if unauthenticated is not None:
+        return unauthenticated
+    status = STATUS_BY_REASON.get(error.reason, error.status_code)
+    return _body(status, ErrorCode.INVALID_INPUT, error.reason)
+
+
+def refused_caller(tokens: TokenBook, authorization: str | None) -> JSONResponse | None:
+    """401 with a coded body when a tokens file is set and no valid token was sent."""
     try:
         tokens.authenticate(authorization)
     except ThreadlineError as refused:
         return _body(401, ErrorCode.UNAUTHENTICATED, refused.message)
-    status = STATUS_BY_REASON.get(error.reason, error.status_code)
-    return _body(status, ErrorCode.INVALID_INPUT, error.reason)
+    return None
 
 
 def _body(status: int, code: ErrorCode, message: str) -> JSONResponse:

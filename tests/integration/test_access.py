@@ -222,6 +222,17 @@ async def test_unauthenticated_callers_learn_nothing_of_the_schema(
     assert response.status_code == 401
 
 
+async def test_metrics_need_a_valid_token(secured: GraphQLClient) -> None:
+    """/metrics counts every workspace's operations: no token, no counts."""
+    for headers in ({}, {"Authorization": "Bearer wrong-token"}):
+        refused = await secured.http.get("/metrics", headers=headers)
+        assert refused.status_code == 401
+        assert refused.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+    scraped = await secured.http.get("/metrics", headers={"Authorization": "Bearer alice-read"})
+    assert scraped.status_code == 200
+    assert "threadline_bolt_round_trips_total" in scraped.text
+
+
 def test_open_service_binds_only_to_loopback() -> None:
     open_book = TokenBook.from_toml(None)
     for host in ("127.0.0.1", "::1", "localhost"):
