@@ -24,7 +24,8 @@ QUERY_TYPES = {
     "r": "read-only",
     "w": "write-only",
     "rw": "read and write",
-    "s": "schema change",
+    # Neo4j types administration commands (SHOW USERS, CREATE DATABASE, ...) as "s" too.
+    "s": "a schema or administration command",
 }
 
 # Read-only by type, yet not reading the graph: LOAD CSV reads any file Neo4j can read or

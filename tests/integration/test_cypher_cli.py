@@ -150,3 +150,9 @@ def test_query_refuses_reads_past_the_graph(seeded: Seeded, neo4j_uri: str, text
     assert result.exit_code == 2, result.output
     assert "Refused" in result.output and "the console reads the graph only" in result.output
     assert "root:" not in result.output
+
+
+def test_query_names_administration_commands_for_what_they_are(neo4j_uri: str) -> None:
+    result = cypher(neo4j_uri, "query", "SHOW USERS")
+    assert result.exit_code == 2, result.output
+    assert "schema or administration command" in result.output, result.output
