@@ -81,6 +81,9 @@ def _check_tokens_file(settings: Settings) -> None:
 def serve(
     host: str | None = typer.Option(None, help="Bind address (default THREADLINE_HOST)."),
     port: int | None = typer.Option(None, help="Port (default THREADLINE_PORT)."),
+    workers: int | None = typer.Option(
+        None, min=1, max=64, help="API processes sharing the port (default THREADLINE_WORKERS)."
+    ),
 ) -> None:
     """Run the GraphQL API; starts the local Neo4j when THREADLINE_NEO4J_URI is unset."""
     from api.app import create_app, load_tokens
@@ -91,6 +94,8 @@ def serve(
         settings.host = host
     if port:
         settings.port = port
+    if workers:
+        settings.workers = workers
     _check_tokens_file(settings)
     _refuse_taken_port(settings)
     try:
@@ -101,7 +106,18 @@ def serve(
     if not settings.neo4j_uri:
         typer.echo("THREADLINE_NEO4J_URI is unset: starting the managed local Neo4j...")
         _start(settings.local_neo4j())
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+    if settings.workers == 1:
+        uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+        return
+    # Each worker process builds its own app from the same THREADLINE_* environment; the
+    # host and port only matter to the socket this process binds and hands to them.
+    uvicorn.run(
+        "api.app:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+    )
 
 
 def _refuse_taken_port(settings: Settings) -> None:

@@ -24,6 +24,9 @@ class Settings(BaseSettings):
     neo4j_database: str = "neo4j"
     host: str = "127.0.0.1"
     port: int = 8000
+    workers: int = Field(
+        default=1, ge=1, le=64, description="API processes on the port (one per core)"
+    )
     home: Path = Field(default=Path(".threadline"), description="managed Neo4j and local state")
     tokens_file: Path | None = None
     providers_file: Path | None = None

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +143,15 @@ def serve(neo4j_uri: str, folder: Path, **settings: str) -> Iterator[str]:
 
     `settings` are extra THREADLINE_* variables, e.g. TOKENS_FILE. Yields the base URL.
     """
+    with served(neo4j_uri, folder, **settings) as (base, _):
+        yield base
+
+
+@contextmanager
+def served(
+    neo4j_uri: str, folder: Path, **settings: str
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`serve`, with the `threadline serve` process itself."""
     port = free_port()
     env = {
         **os.environ,
@@ -170,10 +179,12 @@ def serve(neo4j_uri: str, folder: Path, **settings: str) -> Iterator[str]:
     else:
         process.kill()
         raise RuntimeError("threadline serve did not come up")
-    yield base
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    try:
+        yield base, process
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,58 @@
+"""`threadline serve --workers N` (THREADLINE_WORKERS): N API processes on one port."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import served
+
+
+def workers_of(parent: int) -> list[int]:
+    """The API worker processes `parent` spawned (uvicorn starts them with `spawn`)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent and b"spawn_main" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    return Path(f"/proc/{pid}").exists()
+
+
+async def create_threads(base: str, count: int) -> set[str]:
+    """Each on its own connection, all at once: the workers share the listening socket."""
+
+    async def one(n: int) -> str:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            response = await http.post(
+                "/graphql",
+                json={"query": f'mutation {{ createThread(title: "w{n}") {{ id }} }}'},
+            )
+            return str(response.json()["data"]["createThread"]["id"])
+
+    return set(await asyncio.gather(*(one(n) for n in range(count))))
+
+
+def test_workers_share_one_port_and_stop_with_the_server(neo4j_uri: str, tmp_path: Path) -> None:
+    with served(neo4j_uri, tmp_path, WORKERS="2") as (base, server):
+        deadline = time.monotonic() + 60
+        while len(workers_of(server.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        workers = workers_of(server.pid)
+        assert len(workers) == 2, (tmp_path / "serve.log").read_text()[-2000:]
+        assert len(asyncio.run(create_threads(base, 16))) == 16
+        assert httpx.get(f"{base}/readyz", timeout=10).status_code == 200
+    deadline = time.monotonic() + 20
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(pid) for pid in workers)
