@@ -1,4 +1,5 @@
-"""Every operation is checked against the caller's token before anything runs."""
+"""Every operation is checked against the caller's token: that it holds a valid one before
+the document is validated, and its scope before anything runs."""
 
 from __future__ import annotations
 
@@ -18,6 +19,14 @@ NEEDED = {
 
 
 class Access(SchemaExtension):
+    def on_validate(self) -> Iterator[None]:
+        # Validation errors name the schema's fields ("Did you mean ...?"), which a caller
+        # without a valid token must not learn: it is refused before them.
+        context = self.execution_context.context
+        if isinstance(context, Context):
+            context.require_token()
+        yield
+
     def on_execute(self) -> Iterator[None]:
         context = self.execution_context.context
         if isinstance(context, Context):

@@ -126,10 +126,6 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         root_value: None,
         request_data: GraphQLRequestData,
     ) -> ExecutionResult:
-        if context.principal is None:
-            # Refused before parsing: validation errors name the schema's fields ("Did
-            # you mean ...?"), which a caller without a valid token must not learn.
-            raise HTTPException(401, "unauthenticated")
         settings = self._running.get().settings
         refusal = unnamed_choice(
             request_data.query, request_data.operation_name, settings.max_query_tokens

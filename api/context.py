@@ -124,10 +124,16 @@ class Context:
             found = self._past[instant] = Loaders(self.store, self.workspace, instant)
         return found
 
-    def authorize(self, needed: Access) -> None:
-        """Raise UNAUTHENTICATED or FORBIDDEN unless the caller may do this."""
+    def require_token(self) -> None:
+        """Raise UNAUTHENTICATED unless the caller holds a valid token (or the service is
+        open)."""
         if self.auth_error is not None or self.principal is None:
             raise self.auth_error or ThreadlineError.unauthenticated()
+
+    def authorize(self, needed: Access) -> None:
+        """Raise UNAUTHENTICATED or FORBIDDEN unless the caller may do this."""
+        self.require_token()
+        assert self.principal is not None
         self.principal.require(needed)
 
     def _bind_workspace(self) -> None:
