@@ -25,8 +25,9 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET, UnsetType
 
-from api import pages
+from api import pages, warm_up
 from api.auth import TokenBook
+from api.commands.caller import Caller
 from api.configured_summarizer import ConfiguredSummarizer
 from api.context import Context, SocketState
 from api.errors import with_code
@@ -208,6 +209,14 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         owned = store is None
         active = store or connect_store(settings)
         await active.migrate()
+        active.rehearsal = warm_up.rehearsal(
+            Caller(
+                warm_up.WORKSPACE,
+                providers,
+                settings.staleness_policy(),
+                settings.summary_policy(),
+            )
+        )
         active.start_warm_up()
         metrics.count_round_trips(lambda: active.round_trips)
         feeds = EventFeeds(active, settings.subscription_poll_s)

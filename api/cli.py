@@ -64,6 +64,32 @@ def _start(instance: LocalNeo4j) -> None:
         raise typer.Exit(1) from error
 
 
+def _check_neo4j_credentials(settings: Settings) -> None:
+    """One clear line when the configured Neo4j refuses the credentials, instead of a
+    traceback per worker. A Neo4j that does not answer yet is no reason to stop: the
+    service starts and says so on /readyz."""
+    if not settings.neo4j_uri:
+        return
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import AuthError, DriverError, Neo4jError
+
+    auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
+    try:
+        with GraphDatabase.driver(settings.neo4j_uri, auth=auth, connection_timeout=2) as driver:
+            driver.verify_connectivity()
+    except AuthError as error:
+        hint = "unset" if settings.neo4j_password is None else "set"
+        typer.echo(
+            f"Neo4j at {settings.neo4j_uri} refused the credentials ({error.message}); "
+            f"THREADLINE_NEO4J_PASSWORD is {hint}. The managed Neo4j's password is in "
+            f"{settings.home}/neo4j/default/password.",
+            err=True,
+        )
+        raise typer.Exit(2) from error
+    except (DriverError, Neo4jError, OSError, ValueError):
+        return
+
+
 def _check_tokens_file(settings: Settings) -> None:
     path = settings.tokens_file
     if path is None or path.is_file():
@@ -98,6 +124,7 @@ def serve(
         settings.workers = workers
     _check_tokens_file(settings)
     _refuse_taken_port(settings)
+    _check_neo4j_credentials(settings)
     try:
         refuse_open_public_bind(settings.host, load_tokens(settings))
     except ValueError as error:

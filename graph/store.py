@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -29,6 +30,7 @@ from neo4j import (
     AsyncGraphDatabase,
     AsyncManagedTransaction,
     AsyncSession,
+    AsyncTransaction,
     NotificationDisabledClassification,
     unit_of_work,
 )
@@ -62,10 +64,13 @@ def deadline_in(seconds: float) -> Iterator[None]:
         _deadline.reset(token)
 
 
+REHEARSAL_S = 120.0  # planning on a cold server takes seconds; no request waits on it
+
+
 class Tx:
     """A managed transaction that runs named queries and counts round trips."""
 
-    def __init__(self, tx: AsyncManagedTransaction, store: Store) -> None:
+    def __init__(self, tx: AsyncManagedTransaction | AsyncTransaction, store: Store) -> None:
         self._tx = tx
         self._store = store
 
@@ -84,6 +89,29 @@ class Tx:
     async def row(self, name: str, **params: Any) -> Row | None:
         found = await self.rows(name, **params)
         return found[0] if found else None
+
+
+class _RehearsalTx(Tx):
+    """The warm-up's transaction (`Store._rolled_back`), uncounted. Neo4j plans a statement
+    apart for a transaction that has written and for one that has not: each statement also
+    runs in a transaction of its own, rolled back, as a command's first statement does,
+    with every string replaced by another of its length (the plan depends on lengths, not
+    values), so that it never waits on a key this transaction has written."""
+
+    async def _run(self, text: str, params: dict[str, Any]) -> list[Row]:
+        await self._store._alone(text, _disguised(params))
+        result = await self._tx.run(text, params)
+        return [dict(record) async for record in result]
+
+
+def _disguised(value: Any) -> Any:
+    if isinstance(value, str):
+        return secrets.token_hex(len(value))[: len(value)]
+    if isinstance(value, list):
+        return [_disguised(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _disguised(item) for key, item in value.items()}
+    return value
 
 
 class _Transient(Exception):
@@ -108,6 +136,8 @@ class Store:
         self._warming: asyncio.Task[None] | None = None
         self.warm = False  # every served statement has been planned since Neo4j last started
         self.round_trips = 0
+        # Commands rehearsed at warm-up, rolled back (api/warm_up.py).
+        self.rehearsal: Callable[[Tx], Awaitable[None]] | None = None
 
     @classmethod
     def connect(
@@ -198,10 +228,37 @@ class Store:
 
         try:
             await asyncio.gather(*(prepare(text) for text in statements))
+            if self.rehearsal is not None:
+                await self._rolled_back(self.rehearsal)
         except (DriverError, OSError) as error:
             log.info("warm-up stopped: %s", error)
             return
         self.warm = True
+
+    async def _rolled_back(self, work: Callable[[Tx], Awaitable[None]]) -> None:
+        """`work` in a write transaction that is always rolled back. Neo4j keys a cached plan
+        by the statement and the shape of its parameters (null or not, the size of a list
+        by bucket), so a plan made with null parameters is made again, at 0.4 s or more,
+        for the first real call; statements run by `work` are planned as commands use them.
+        """
+        async with self._session() as session:
+            tx = await session.begin_transaction(timeout=REHEARSAL_S)
+            try:
+                await work(_RehearsalTx(tx, self))
+            except (Neo4jError, ThreadlineError) as error:
+                log.warning("warm-up rehearsal stopped: %s", error)
+            finally:
+                await tx.close()  # rolls back: nothing is written
+
+    async def _alone(self, text: str, params: dict[str, Any]) -> None:
+        async with self._session() as session:
+            tx = await session.begin_transaction(timeout=REHEARSAL_S)
+            try:
+                await (await tx.run(text, params)).consume()
+            except Neo4jError:
+                pass  # planned all the same
+            finally:
+                await tx.close()
 
     async def migrate(self) -> int:
         """Apply every schema statement; idempotent. Returns how many ran."""

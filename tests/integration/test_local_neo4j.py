@@ -283,3 +283,19 @@ def test_a_taken_api_port_stops_serve_with_one_line_before_anything_starts(home:
     (line,) = result.stderr.strip().splitlines()
     assert str(taken) in line and "THREADLINE_PORT" in line
     assert "starting the managed local Neo4j" not in result.stdout
+
+
+def test_serve_says_in_one_line_when_neo4j_refuses_the_credentials(
+    home: Path, launched: Callable[[LocalNeo4j], LocalNeo4j]
+) -> None:
+    """THREADLINE_NEO4J_URI pointed at the managed Neo4j, whose password was not given."""
+    guarded = launched(
+        replace(throwaway(home, "guarded", default_ports=Ports(*free_ports(2))), auth_enabled=True)
+    )
+    guarded.start(notify=lambda _: None)
+    (port,) = free_ports(1)
+    result = cli(home, "serve", THREADLINE_NEO4J_URI=guarded.uri, THREADLINE_PORT=str(port))
+    assert result.returncode == 2, result
+    assert "Traceback" not in result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "refused the credentials" in line and "THREADLINE_NEO4J_PASSWORD is unset" in line

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import served
+from tests.integration.managed import ready, wait_for
 
 
 def workers_of(parent: int) -> list[int]:
@@ -51,7 +52,7 @@ def test_workers_share_one_port_and_stop_with_the_server(neo4j_uri: str, tmp_pat
         workers = workers_of(server.pid)
         assert len(workers) == 2, (tmp_path / "serve.log").read_text()[-2000:]
         assert len(asyncio.run(create_threads(base, 16))) == 16
-        assert httpx.get(f"{base}/readyz", timeout=10).status_code == 200
+        assert wait_for(lambda: ready(f"{base}/readyz"), 120)  # each worker warms up
     deadline = time.monotonic() + 20
     while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
