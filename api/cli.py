@@ -131,7 +131,7 @@ def serve(
         typer.echo(str(error), err=True)
         raise typer.Exit(2) from error
     if not settings.neo4j_uri:
-        typer.echo("THREADLINE_NEO4J_URI is unset: starting the managed local Neo4j...")
+        typer.echo("THREADLINE_NEO4J_URI is unset: using the managed local Neo4j...")
         _start(settings.local_neo4j())
     if settings.workers == 1:
         uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
@@ -324,7 +324,7 @@ def new_token(
         Path | None, typer.Option(help="Append the entry to this tokens file (created if missing).")
     ] = None,
 ) -> None:
-    """Make a bearer token: prints it once, and the [[tokens]] entry for the tokens file."""
+    """Make a bearer token: prints it once, and its entry for the tokens file."""
     token = secrets.token_urlsafe(32)
     # JSON strings are valid TOML basic strings, so any name or workspace is quoted right.
     entry = (

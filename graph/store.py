@@ -138,6 +138,7 @@ class Store:
         self.round_trips = 0
         # Commands rehearsed at warm-up, rolled back (api/warm_up.py).
         self.rehearsal: Callable[[Tx], Awaitable[None]] | None = None
+        self._warmed_once = False
 
     @classmethod
     def connect(
@@ -201,7 +202,9 @@ class Store:
         A freshly started Neo4j plans and compiles each statement on its first run, which
         takes from a few hundred milliseconds to seconds per statement: without this, the
         first requests after a start or a restart are slow for many seconds. Each one runs
-        once, with no parameters, in a transaction that is rolled back.
+        once, with no parameters, in a transaction that is rolled back; on the first
+        warm-up, `rehearsal` then plans the commands a client sends first with their real
+        parameter shapes.
         """
         if not self.warm and (self._warming is None or self._warming.done()):
             self._warming = asyncio.create_task(self._warm_every_statement())
@@ -228,12 +231,15 @@ class Store:
 
         try:
             await asyncio.gather(*(prepare(text) for text in statements))
-            if self.rehearsal is not None:
+            # Only before the first readiness, when nothing is served yet. After an outage
+            # requests are flowing and plan their own shapes; a rehearsal on a cold server
+            # under load took a minute and slowed them (tests/integration/test_fault.py).
+            if self.rehearsal is not None and not self._warmed_once:
                 await self._rolled_back(self.rehearsal)
         except (DriverError, OSError) as error:
             log.info("warm-up stopped: %s", error)
             return
-        self.warm = True
+        self.warm = self._warmed_once = True
 
     async def _rolled_back(self, work: Callable[[Tx], Awaitable[None]]) -> None:
         """`work` in a write transaction that is always rolled back. Neo4j keys a cached plan
