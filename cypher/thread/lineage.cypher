@@ -3,8 +3,11 @@
 // so each node has one path; the expansion grows with the answer, not the graph. The far
 // ends carry no label (FORK and SUBAGENT only join threads): with one, the planner may
 // start from a scan of every thread and expand into t, which grows with the graph.
+// The index hint keeps a plan made on a tiny graph (a new database, a young workspace)
+// from starting with a scan of every thread, which the plan cache keeps as it grows.
 // {{hops}} is the only text substituted: a clamped int (graph/queries.py).
 MATCH (t:Thread {id: $threadId, workspace: $workspace})
+USING INDEX t:Thread(workspace, id)
 CALL (t) {
   WITH t WHERE $direction IN ['ANCESTORS', 'BOTH']
   MATCH p = (n)-[:FORK|SUBAGENT*0..{{hops}}]->(t)
