@@ -83,6 +83,9 @@ class Tx:
 
     async def _run(self, text: str, params: dict[str, Any]) -> list[Row]:
         self._store.round_trips += 1
+        return await self._fetch(text, params)
+
+    async def _fetch(self, text: str, params: dict[str, Any]) -> list[Row]:
         result = await self._tx.run(text, params)
         return [dict(record) async for record in result]
 
@@ -99,9 +102,8 @@ class _RehearsalTx(Tx):
     values), so that it never waits on a key this transaction has written."""
 
     async def _run(self, text: str, params: dict[str, Any]) -> list[Row]:
-        await self._store._alone(text, _disguised(params))
-        result = await self._tx.run(text, params)
-        return [dict(record) async for record in result]
+        await self._store._alone(text, _disguised(params), REHEARSAL_S)
+        return await self._fetch(text, params)
 
 
 def _disguised(value: Any) -> Any:
@@ -220,14 +222,8 @@ class Store:
         lanes = asyncio.Semaphore(WARM_UP_LANES)
 
         async def prepare(text: str) -> None:
-            async with lanes, self._session() as session:
-                tx = await session.begin_transaction(timeout=self._timeout_s)
-                try:
-                    await (await tx.run(text, _null_parameters(text))).consume()
-                except Neo4jError:
-                    pass  # planned and compiled all the same; null parameters are not data
-                finally:
-                    await tx.close()  # rolls back: nothing is written
+            async with lanes:
+                await self._alone(text, _null_parameters(text), self._timeout_s)
 
         try:
             await asyncio.gather(*(prepare(text) for text in statements))
@@ -256,15 +252,16 @@ class Store:
             finally:
                 await tx.close()  # rolls back: nothing is written
 
-    async def _alone(self, text: str, params: dict[str, Any]) -> None:
+    async def _alone(self, text: str, params: dict[str, Any], timeout_s: float) -> None:
+        """`text` planned and run in a transaction of its own that is rolled back."""
         async with self._session() as session:
-            tx = await session.begin_transaction(timeout=REHEARSAL_S)
+            tx = await session.begin_transaction(timeout=timeout_s)
             try:
                 await (await tx.run(text, params)).consume()
             except Neo4jError:
-                pass  # planned all the same
+                pass  # planned and compiled all the same; the parameters are not data
             finally:
-                await tx.close()
+                await tx.close()  # rolls back: nothing is written
 
     async def migrate(self) -> int:
         """Apply every schema statement; idempotent. Returns how many ran."""
