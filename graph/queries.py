@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
+from itertools import pairwise
 
 
 class UnknownQueryError(KeyError):
@@ -74,3 +77,48 @@ def with_hops(name: str, hops: int) -> str:
     query text is completed, and only with an int.
     """
     return load(name).replace(HOPS_SLOT, str(clamp_hops(hops)))
+
+
+# A section: a top-level `CALL () {` whose first UNWIND names the list it writes.
+SECTION_START = re.compile(r"^CALL \(\) \{$", re.MULTILINE)
+SECTION_LIST = re.compile(r"UNWIND \$(\w+) AS")
+
+
+@cache
+def _sections(name: str) -> tuple[str, tuple[tuple[str, str], ...], str]:
+    """`name` as its head (before the first section), its sections, each with the list
+    parameter it unwinds, and its tail (after the last section's closing line)."""
+    text = load(name)
+    starts = [match.start() for match in SECTION_START.finditer(text)]
+    if not starts:
+        raise UnknownQueryError(f"{name} has no sections")
+    tail_at = text.index("\n}\n", text.rindex("\nCALL () {")) + 3
+    sections = []
+    for begin, end in pairwise([*starts, tail_at]):
+        found = SECTION_LIST.search(text, begin, end)
+        if found is None:
+            raise UnknownQueryError(f"a section of {name} unwinds no list parameter")
+        sections.append((found.group(1), text[begin:end]))
+    return text[: starts[0]], tuple(sections), text[tail_at:]
+
+
+@cache
+def _trimmed(name: str, present: frozenset[str]) -> str:
+    head, sections, tail = _sections(name)
+    return head + "".join(text for key, text in sections if key in present) + tail
+
+
+def trimmed(name: str, present: Iterable[str]) -> str:
+    """`name` with only the sections whose list parameter is in `present`.
+
+    A statement of sections (`plan/apply`) writes every kind of node in one statement,
+    but Neo4j sets up every section on each run, empty list or not; a command writes a
+    few kinds, and running only those costs Neo4j a fraction of the CPU (docs/SCALING.md).
+    This is the one place where query text is trimmed, and only by whole sections.
+    """
+    return _trimmed(name, frozenset(present))
+
+
+def section_lists(name: str) -> list[str]:
+    """The list parameters of `name`'s sections, in order."""
+    return [key for key, _ in _sections(name)[1]]

@@ -405,14 +405,15 @@ async def threads_page(
 
 
 async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None = None) -> None:
-    """Everything `plan` writes, and the command's receipt, in one statement."""
+    """Everything `plan` writes, and the command's receipt, in one statement (of only the
+    sections the plan uses)."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for event in plan.events:
         groups.setdefault(event.threadId, []).append(
             row(encode({**event.model_dump(exclude={"threadId"}), "type": event.type.value}))
         )
     at = plan.at
-    await tx.rows(
+    await tx.sectioned_rows(
         "plan/apply",
         workspace=workspace,
         threads=[

@@ -139,7 +139,8 @@ def free_port() -> int:
 
 
 def serve(neo4j_uri: str, folder: Path, **settings: str) -> Iterator[str]:
-    """`threadline serve` as a separate process on the test Neo4j: real HTTP, real uvicorn.
+    """`threadline serve` as a separate process on the test Neo4j: real HTTP, real uvicorn,
+    once /readyz says ready.
 
     `settings` are extra THREADLINE_* variables, e.g. TOKENS_FILE. Yields the base URL.
     """
@@ -169,13 +170,16 @@ def served(
         [sys.executable, "-m", "api.cli", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    # Ready, as a deployment's readiness probe waits: until the warm-up has planned the
+    # statements, requests are served but may take seconds (a 5 s budget then runs out).
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
                 break
         except httpx.HTTPError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     else:
         process.kill()
         raise RuntimeError("threadline serve did not come up")

@@ -5,7 +5,9 @@
 // back). Every value is the plan's; the edges follow from the ids it names. A change
 // appends its history entry (graph/history.py) only when a tracked value really changes.
 // Each row's times come apart from its props, as ISO text under `times`, and become
-// DATETIME values here (docs/MODEL.md, "Writing times").
+// DATETIME values here (docs/MODEL.md, "Writing times"). Each top-level `CALL () {` is a
+// section that unwinds one list; a command runs only the sections whose list it fills
+// (graph/queries.py, `trimmed`), so each section must stand without the others.
 CALL () {
   UNWIND $threads AS row
   CREATE (t:Thread)

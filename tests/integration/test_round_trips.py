@@ -6,9 +6,12 @@ Counted by `Store.round_trips`, the counter `/metrics` exposes as
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
-from graph.store import Store
+import pytest
+
+from graph.store import Store, Tx
 from tests.conftest import GraphQLClient
 from tests.integration.helpers import new_thread, run_once
 
@@ -111,3 +114,20 @@ async def test_as_of_and_divergence_reads_do_not_grow_with_history(
                 for thread in (small[0], large[0], small[1], large[1])
             ]
             assert counts[0] == counts[1] and counts[2] == counts[3], (query, when, counts)
+
+
+async def test_a_transaction_begins_with_its_first_statement(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """BEGIN travels with the first statement, not alone (graph/store.py `_pipelined_begin`):
+    the driver sends BEGIN, RUN and PULL before it reads the server's first answer."""
+
+    async def ping(tx: Tx) -> None:
+        await tx.rows("health/ping")
+
+    for work in (store.read, store.write):
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, logger="neo4j"):
+            await work(ping)
+        said = [m.split("  ", 1)[-1][:5] for m in caplog.messages if "  C: " in m or "  S: " in m]
+        assert said[:4] == ["C: BE", "C: RU", "C: PU", "S: SU"], said
