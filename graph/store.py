@@ -249,7 +249,7 @@ class Store:
         by bucket), so a plan made with null parameters is made again, at 0.4 s or more,
         for the first real call; statements run by `work` are planned as commands use them.
         """
-        async with self._session() as session:
+        async with asyncio.timeout(REHEARSAL_S), self._session() as session:
             tx = await session.begin_transaction(timeout=REHEARSAL_S)
             try:
                 await work(_RehearsalTx(tx, self))
@@ -260,7 +260,7 @@ class Store:
 
     async def _alone(self, text: str, params: dict[str, Any], timeout_s: float) -> None:
         """`text` planned and run in a transaction of its own that is rolled back."""
-        async with self._session() as session:
+        async with asyncio.timeout(timeout_s), self._session() as session:
             tx = await session.begin_transaction(timeout=timeout_s)
             try:
                 await (await tx.run(text, params)).consume()
