@@ -64,9 +64,10 @@ def ad_hoc(
     """Run ad-hoc Cypher; a query that would write is refused before it runs."""
     values: dict[str, Any] = {k: _json_or_text(v) for k, v in _pairs(params).items()}
     values["workspace"] = workspace
-    if "$workspace" not in text:
+    table = _read(text, values)
+    if "$workspace" not in text:  # only for a query that ran: a refusal says enough
         typer.echo("note: the query does not use $workspace, so it reads every workspace", err=True)
-    _print(_read(text, values), fmt)
+    _print(table, fmt)
 
 
 def _read(text: str, values: dict[str, Any]) -> readonly.Table:

@@ -156,3 +156,10 @@ def test_query_names_administration_commands_for_what_they_are(neo4j_uri: str) -
     result = cypher(neo4j_uri, "query", "SHOW USERS")
     assert result.exit_code == 2, result.output
     assert "schema or administration command" in result.output, result.output
+    assert "$workspace" not in result.output, result.output
+
+
+def test_a_query_without_workspace_says_it_reads_every_workspace(neo4j_uri: str) -> None:
+    result = cypher(neo4j_uri, "query", "RETURN 1 AS one")
+    assert result.exit_code == 0, result.output
+    assert "does not use $workspace, so it reads every workspace" in result.output
