@@ -25,7 +25,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET, UnsetType
 
-from api import pages, warm_up
+from api import orphans, pages, warm_up
 from api.auth import TokenBook
 from api.commands.caller import Caller
 from api.configured_summarizer import ConfiguredSummarizer
@@ -218,6 +218,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             )
         )
         active.start_warm_up()
+        unwatch = orphans.stop_with_parent(asyncio.get_running_loop())
         metrics.count_round_trips(lambda: active.round_trips)
         feeds = EventFeeds(active, settings.subscription_poll_s)
         summarizer = configured_summarizer(settings)
@@ -231,6 +232,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             summarizer=summarizer,
         )
         yield
+        unwatch()
         await feeds.close()
         if summarizer is not None:
             await summarizer.close()

@@ -57,3 +57,19 @@ def test_workers_share_one_port_and_stop_with_the_server(neo4j_uri: str, tmp_pat
     while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(alive(pid) for pid in workers)
+
+
+def test_workers_stop_when_their_server_is_killed(neo4j_uri: str, tmp_path: Path) -> None:
+    """SIGKILL leaves the supervisor no chance to stop its workers: they stop themselves."""
+    with served(neo4j_uri, tmp_path, WORKERS="2") as (_, server):
+        deadline = time.monotonic() + 60
+        while len(workers_of(server.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        workers = workers_of(server.pid)
+        assert len(workers) == 2, (tmp_path / "serve.log").read_text()[-2000:]
+        server.kill()
+        server.wait()
+        deadline = time.monotonic() + 30
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(alive(pid) for pid in workers), (tmp_path / "serve.log").read_text()[-2000:]
