@@ -87,12 +87,12 @@ SECTION_LIST = re.compile(r"UNWIND \$(\w+) AS")
 @cache
 def _sections(name: str) -> tuple[str, tuple[tuple[str, str], ...], str]:
     """`name` as its head (before the first section), its sections, each with the list
-    parameter it unwinds, and its tail (after the last section's closing line)."""
+    parameter it unwinds, and its tail."""
     text = load(name)
     starts = [match.start() for match in SECTION_START.finditer(text)]
     if not starts:
         raise UnknownQueryError(f"{name} has no sections")
-    tail_at = text.index("\n}\n", text.rindex("\nCALL () {")) + 3
+    tail_at = text.rindex("\n}\n") + 3  # after the last section's closing line
     sections = []
     for begin, end in pairwise([*starts, tail_at]):
         found = SECTION_LIST.search(text, begin, end)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import subprocess
 from pathlib import Path
 
 import httpx
@@ -44,32 +44,28 @@ async def create_threads(base: str, count: int) -> set[str]:
     return set(await asyncio.gather(*(one(n) for n in range(count))))
 
 
+def both_workers(server: subprocess.Popen[bytes], log: Path) -> list[int]:
+    """The two workers of `server`, once both are up."""
+    assert wait_for(lambda: len(workers_of(server.pid)) == 2, 60), log.read_text()[-2000:]
+    return workers_of(server.pid)
+
+
+def all_gone(workers: list[int], timeout_s: float) -> bool:
+    return wait_for(lambda: not any(alive(pid) for pid in workers), timeout_s)
+
+
 def test_workers_share_one_port_and_stop_with_the_server(neo4j_uri: str, tmp_path: Path) -> None:
     with served(neo4j_uri, tmp_path, WORKERS="2") as (base, server):
-        deadline = time.monotonic() + 60
-        while len(workers_of(server.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        workers = workers_of(server.pid)
-        assert len(workers) == 2, (tmp_path / "serve.log").read_text()[-2000:]
+        workers = both_workers(server, tmp_path / "serve.log")
         assert len(asyncio.run(create_threads(base, 16))) == 16
         assert wait_for(lambda: ready(f"{base}/readyz"), 120)  # each worker warms up
-    deadline = time.monotonic() + 20
-    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not any(alive(pid) for pid in workers)
+    assert all_gone(workers, 20)
 
 
 def test_workers_stop_when_their_server_is_killed(neo4j_uri: str, tmp_path: Path) -> None:
     """SIGKILL leaves the supervisor no chance to stop its workers: they stop themselves."""
     with served(neo4j_uri, tmp_path, WORKERS="2") as (_, server):
-        deadline = time.monotonic() + 60
-        while len(workers_of(server.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        workers = workers_of(server.pid)
-        assert len(workers) == 2, (tmp_path / "serve.log").read_text()[-2000:]
+        workers = both_workers(server, tmp_path / "serve.log")
         server.kill()
         server.wait()
-        deadline = time.monotonic() + 30
-        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not any(alive(pid) for pid in workers), (tmp_path / "serve.log").read_text()[-2000:]
+        assert all_gone(workers, 30), (tmp_path / "serve.log").read_text()[-2000:]
