@@ -1,11 +1,9 @@
 """Every operation is checked against the caller's token: that it holds a valid one before
-the document is validated, and its scope before anything runs."""
+the document is validated, and its scope before anything runs (called by api/guards.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
 from api.auth import Scope
@@ -18,18 +16,16 @@ NEEDED = {
 }
 
 
-class Access(SchemaExtension):
-    def on_validate(self) -> Iterator[None]:
-        # Validation errors name the schema's fields ("Did you mean ...?"), which a caller
-        # without a valid token must not learn: it is refused before them.
-        context = self.execution_context.context
-        if isinstance(context, Context):
-            context.require_token()
-        yield
+def require_token(execution: ExecutionContext) -> None:
+    """Before validation: its errors name the schema's fields ("Did you mean ...?"), which
+    a caller without a valid token must not learn."""
+    context = execution.context
+    if isinstance(context, Context):
+        context.require_token()
 
-    def on_execute(self) -> Iterator[None]:
-        context = self.execution_context.context
-        if isinstance(context, Context):
-            kind = self.execution_context.operation_type
-            context.authorize(NEEDED.get(kind, Scope.admin))
-        yield
+
+def authorize(execution: ExecutionContext) -> None:
+    """Before execution: the token's scope covers the operation's type."""
+    context = execution.context
+    if isinstance(context, Context):
+        context.authorize(NEEDED.get(execution.operation_type, Scope.admin))

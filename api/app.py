@@ -25,7 +25,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET, UnsetType
 
-from api import orphans, pages, warm_up
+from api import collector, orphans, pages, warm_up
 from api.auth import TokenBook
 from api.commands.caller import Caller
 from api.configured_summarizer import ConfiguredSummarizer
@@ -231,7 +231,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             sockets=SocketSlots(settings.max_connections_per_token),
             summarizer=summarizer,
         )
-        yield
+        with collector.settled():
+            yield
         unwatch()
         await feeds.close()
         if summarizer is not None:

@@ -134,7 +134,12 @@ def serve(
         typer.echo("THREADLINE_NEO4J_URI is unset: using the managed local Neo4j...")
         _start(settings.local_neo4j())
     if settings.workers == 1:
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+        uvicorn.run(
+            create_app(settings),
+            host=settings.host,
+            port=settings.port,
+            access_log=settings.access_log,
+        )
         return
     # Each worker process builds its own app from the same THREADLINE_* environment; the
     # host and port only matter to the socket this process binds and hands to them.
@@ -144,6 +149,7 @@ def serve(
         host=settings.host,
         port=settings.port,
         workers=settings.workers,
+        access_log=settings.access_log,
     )
 
 

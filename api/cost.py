@@ -13,7 +13,7 @@ so `[Run!]!` and `first: $n` — most of this schema — would be weighed 1.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from graphql import (
@@ -33,7 +33,7 @@ from graphql import (
     VariableNode,
     get_named_type,
 )
-from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
 
 from api.settings import Settings
 from graph.errors import invalid
@@ -128,22 +128,17 @@ def _is_list(definition: GraphQLField) -> bool:
     return isinstance(kind, GraphQLList)
 
 
-def cost_limit_extension(settings: Settings) -> Callable[[], SchemaExtension]:
-    class CostLimit(SchemaExtension):
-        def on_execute(self) -> Iterator[None]:
-            context = self.execution_context
-            document = context.graphql_document
-            if document is not None:
-                _refuse_over_limit(
-                    context.schema._schema,
-                    document.definitions,
-                    context.operation_name,
-                    context.variables or {},
-                    settings,
-                )
-            yield
-
-    return CostLimit
+def refuse_over_cost(execution: ExecutionContext, settings: Settings) -> None:
+    """Before execution: INVALID_INPUT when the chosen operation costs over the limit."""
+    document = execution.graphql_document
+    if document is not None:
+        _refuse_over_limit(
+            execution.schema._schema,
+            document.definitions,
+            execution.operation_name,
+            execution.variables or {},
+            settings,
+        )
 
 
 def _refuse_over_limit(

@@ -7,12 +7,13 @@ coerced them), so no resolver needs its own size checks.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from graphql import GraphQLResolveInfo
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
 from api.settings import Settings
@@ -25,42 +26,27 @@ TEXT_ARGUMENTS = frozenset(
 )
 
 
-def limits_extension(settings: Settings) -> Callable[[], SchemaExtension]:
-    class InputLimits(SchemaExtension):
-        def resolve(
-            self,
-            _next: Callable[..., Any],
-            root: Any,
-            info: GraphQLResolveInfo[Any],
-            *args: str,
-            **kwargs: Any,
-        ) -> Any:
-            if info.path.prev is None:
-                for name, value in kwargs.items():
-                    _check(settings, name, value)
-            return _next(root, info, *args, **kwargs)
-
-    return InputLimits
+def check_root_arguments(settings: Settings, info: GraphQLResolveInfo[Any], kwargs: Any) -> None:
+    """INVALID_INPUT when an argument of a root field is over its size limit; nested
+    fields pass (their arguments were the root's to check)."""
+    if info.path.prev is None:
+        for name, value in kwargs.items():
+            _check(settings, name, value)
 
 
-def deadline_extension(settings: Settings) -> Callable[[], SchemaExtension]:
+@contextmanager
+def operation_deadline(settings: Settings, execution: ExecutionContext) -> Iterator[None]:
     """Every store call of one query or mutation answers within DB_TIMEOUT_S, together.
     A subscription lives on; each of its reads is bounded on its own."""
-
-    class Deadline(SchemaExtension):
-        def on_operation(self) -> Iterator[None]:
-            document = self.execution_context.graphql_document
-            streaming = (
-                document is not None
-                and self.execution_context.operation_type is OperationType.SUBSCRIPTION
-            )
-            if streaming:
-                yield
-                return
-            with deadline_in(settings.db_timeout_s):
-                yield
-
-    return Deadline
+    streaming = (
+        execution.graphql_document is not None
+        and execution.operation_type is OperationType.SUBSCRIPTION
+    )
+    if streaming:
+        yield
+        return
+    with deadline_in(settings.db_timeout_s):
+        yield
 
 
 def _check(settings: Settings, name: str, value: Any) -> None:

@@ -7,13 +7,12 @@ GraphQL-shaped body with `extensions.code` instead, and never a 5xx.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from functools import lru_cache
 
 from cross_web import HTTPException
 from graphql import GraphQLError, OperationDefinitionNode, parse
 from starlette.responses import JSONResponse
-from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
 from api.auth import TokenBook
@@ -79,15 +78,11 @@ def _body(status: int, code: ErrorCode, message: str) -> JSONResponse:
     )
 
 
-class SubscriptionsOverWebsocket(SchemaExtension):
+def refuse_subscription_over_http(execution: ExecutionContext) -> None:
     """A subscription sent over HTTP would run as a one-shot field: refuse it."""
-
-    def on_execute(self) -> Iterator[None]:
-        context = self.execution_context
-        over_socket = getattr(context.context, "socket", None) is not None
-        if context.operation_type is OperationType.SUBSCRIPTION and not over_socket:
-            raise invalid("Subscriptions need a websocket speaking graphql-transport-ws.")
-        yield
+    over_socket = getattr(execution.context, "socket", None) is not None
+    if execution.operation_type is OperationType.SUBSCRIPTION and not over_socket:
+        raise invalid("Subscriptions need a websocket speaking graphql-transport-ws.")
 
 
 def unnamed_choice(query: str | None, operation_name: str | None, max_tokens: int) -> str | None:

@@ -24,15 +24,12 @@ from strawberry.types import ExecutionContext
 
 from api import configured, past
 from api import types as t
-from api.access import Access
 from api.auth import Scope
 from api.commands import handoffs, lineage, runs
 from api.commands.caller import Caller
-from api.cost import cost_limit_extension
 from api.errors import CodedErrors
-from api.limits import deadline_extension, limits_extension
+from api.guards import guards_extension
 from api.lineage_mutations import LineageMutation
-from api.requests import SubscriptionsOverWebsocket
 from api.settings import Settings
 from graph import models, repo
 from graph.errors import invalid, not_found
@@ -552,16 +549,12 @@ def build_schema(
         *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
     ]
     extensions: list[Callable[[], SchemaExtension]] = [
-        deadline_extension(settings),
+        guards_extension(settings),
         CodedErrors,
-        Access,
-        SubscriptionsOverWebsocket,
-        limits_extension(settings),
         lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
         lambda: ParserCache(maxsize=DOCUMENT_CACHE),
         lambda: AddValidationRules(limit_rules),
         lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
-        cost_limit_extension(settings),
         *extra,
     ]
     if settings.production:

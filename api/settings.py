@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     workers: int = Field(
         default=1, ge=1, le=64, description="API processes on the port (one per core)"
     )
+    access_log: bool = Field(
+        default=False, description="one uvicorn line per request (a few % of CPU under load)"
+    )
     home: Path = Field(default=Path(".threadline"), description="managed Neo4j and local state")
     tokens_file: Path | None = None
     providers_file: Path | None = None

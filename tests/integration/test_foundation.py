@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import httpx
 
+from api import collector
 from api.schema import build_schema
 from api.settings import Settings
 from graph.store import Store, Tx
@@ -29,6 +31,14 @@ async def test_create_thread_round_trips_through_neo4j(gql: GraphQLClient, store
 
 async def test_unknown_thread_is_null(gql: GraphQLClient) -> None:
     assert (await gql('{ thread(id: "nope") { id } }'))["thread"] is None
+
+
+async def test_the_app_serves_with_its_start_up_objects_frozen(gql: GraphQLClient) -> None:
+    """api/collector.py: the lifespan freezes what start-up built and collects the young
+    generation less often (the test's own settings come back when it ends, test_collector)."""
+    await gql('mutation { createThread(title: "gc") { id } }')
+    assert gc.get_freeze_count() > 0
+    assert gc.get_threshold()[0] == collector.YOUNG_THRESHOLD
 
 
 async def test_health_ready_and_metrics(http: httpx.AsyncClient, gql: GraphQLClient) -> None:

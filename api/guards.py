@@ -1,0 +1,53 @@
+"""The rules every operation passes, as one Strawberry extension with one hook per phase.
+
+Each rule lives with its subject: the deadline and input sizes in api/limits.py, the
+token in api/access.py, subscriptions over HTTP in api/requests.py, the cost in
+api/cost.py. Strawberry enters a context manager for every extension and hook on every
+request, so the rules share one extension rather than having one each: under load that
+was a few percent of the API's CPU (docs/SCALING.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from graphql import GraphQLResolveInfo
+from strawberry.extensions import SchemaExtension
+
+from api.access import authorize, require_token
+from api.cost import refuse_over_cost
+from api.limits import check_root_arguments, operation_deadline
+from api.requests import refuse_subscription_over_http
+from api.settings import Settings
+
+
+def guards_extension(settings: Settings) -> Callable[[], SchemaExtension]:
+    class Guards(SchemaExtension):
+        def on_operation(self) -> Iterator[None]:
+            with operation_deadline(settings, self.execution_context):
+                yield
+
+        def on_validate(self) -> Iterator[None]:
+            require_token(self.execution_context)
+            yield
+
+        def on_execute(self) -> Iterator[None]:
+            execution = self.execution_context
+            authorize(execution)
+            refuse_subscription_over_http(execution)
+            refuse_over_cost(execution, settings)
+            yield
+
+        def resolve(
+            self,
+            _next: Callable[..., Any],
+            root: Any,
+            info: GraphQLResolveInfo[Any],
+            *args: str,
+            **kwargs: Any,
+        ) -> Any:
+            check_root_arguments(settings, info, kwargs)
+            return _next(root, info, *args, **kwargs)
+
+    return Guards
