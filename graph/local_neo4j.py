@@ -74,6 +74,12 @@ class Ports(NamedTuple):
 DEFAULT_PORTS = Ports(bolt=7687, http=7474)
 
 
+def initial_password() -> str:
+    """A new managed server's password: hex, because neo4j-admin reads an argument that
+    starts with `-` as an option, and one URL-safe token in 64 does."""
+    return secrets.token_hex(18)
+
+
 @dataclass(frozen=True)
 class LocalNeo4j:
     """One managed server instance: its folder, ports and auth mode.
@@ -378,7 +384,7 @@ class LocalNeo4j:
     def _ensure_password(self) -> None:
         if self.password_file.exists():
             return
-        password = secrets.token_urlsafe(18)
+        password = initial_password()
         result = subprocess.run(
             [*self._java(), ADMIN_ENTRY_POINT, "dbms", "set-initial-password", password],
             capture_output=True,
