@@ -7,7 +7,7 @@ coerced them), so no resolver needs its own size checks.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -26,7 +26,9 @@ TEXT_ARGUMENTS = frozenset(
 )
 
 
-def check_root_arguments(settings: Settings, info: GraphQLResolveInfo[Any], kwargs: Any) -> None:
+def check_root_arguments(
+    settings: Settings, info: GraphQLResolveInfo[Any], kwargs: Mapping[str, Any]
+) -> None:
     """INVALID_INPUT when an argument of a root field is over its size limit; nested
     fields pass (their arguments were the root's to check)."""
     if info.path.prev is None:

@@ -3,6 +3,8 @@ collections rarer, and the process's own settings back when it ends."""
 
 import gc
 
+import pytest
+
 from api import collector
 
 
@@ -16,12 +18,9 @@ def test_settled_freezes_what_exists_and_restores_the_collector_after() -> None:
     assert gc.get_threshold() == before
 
 
-def test_settled_restores_the_collector_when_the_lifespan_fails() -> None:
+def test_settled_restores_the_collector_when_serving_fails() -> None:
     before = gc.get_threshold()
-    try:
-        with collector.settled():
-            raise RuntimeError("start-up failed")
-    except RuntimeError:
-        pass
+    with pytest.raises(RuntimeError), collector.settled():
+        raise RuntimeError("serving failed")
     assert gc.get_freeze_count() == 0
     assert gc.get_threshold() == before
