@@ -222,10 +222,14 @@ class Windows:
 async def measured_threads(
     gql: GraphQL, raw: Raw, config: Config, log: Log
 ) -> tuple[list[Window], list[ReadProbe], float, float, list[str]]:
-    """Threads built through the service to the last ordinal, timed in the windows.
+    """Threads built through the service to the last ordinal, timed in the windows, each
+    beside a raw-driver thread built in step with it: each ordinal's service cycle and
+    raw cycle run back to back, so a window's two sides see the same machine and the same
+    graph (built one after the other, the raw side ran minutes later, on a graph and a
+    JIT that the service's threads had warmed).
 
     Returns the windows, the thread reads at `read_ordinals`, the seconds the service
-    and the raw driver took to build their threads, and any integrity problem.
+    and the raw driver spent in their cycles, and any integrity problem.
     """
     windows = Windows(config)
     last = max((*config.ordinals, *config.read_ordinals))
@@ -239,16 +243,24 @@ async def measured_threads(
     for _ in range(config.warmup_runs):
         await warm.cycle()
         await raw_warm.cycle()
-    built = time.perf_counter()
+    service_seconds = raw_seconds = 0.0
     for index in range(config.measured_threads):
         rng = random.Random(f"{config.seed}:measured:{index}")
         thread = await ServiceThread.create(gql, rng, f"Measured thread {index + 1}")
+        raw_rng = random.Random(f"{config.seed}:raw:{index}")
+        raw_thread = await RawThread.create(
+            raw, config.raw_workspace, raw_rng, f"Raw thread {index + 1}"
+        )
         began = time.perf_counter()
         while thread.ordinal < last:
             counting = thread.ordinal + 1 in windows.of
             cycle = await thread.cycle(count_round_trips=counting)
+            raw_cycle = await raw_thread.cycle()
+            service_seconds += cycle.seconds
+            raw_seconds += raw_cycle.seconds
             if counting:
                 windows.add(cycle)
+                windows.add_raw(raw_cycle)
             if cycle.ordinal in config.read_ordinals:
                 read = await thread_read(
                     gql, raw, config.workspace, thread.thread_id, config.read_samples
@@ -266,18 +278,6 @@ async def measured_threads(
                     f"measured thread {index + 1}/{config.measured_threads}: run {cycle.ordinal}"
                     f" (cycle {cycle.seconds * 1000:.0f} ms, {time.perf_counter() - began:.0f} s)"
                 )
-    service_seconds = time.perf_counter() - built
-    built = time.perf_counter()
-    for index in range(config.measured_threads):
-        rng = random.Random(f"{config.seed}:raw:{index}")
-        raw_thread = await RawThread.create(
-            raw, config.raw_workspace, rng, f"Raw thread {index + 1}"
-        )
-        while raw_thread.ordinal < last:
-            raw_cycle = await raw_thread.cycle()
-            if raw_cycle.ordinal in windows.of:
-                windows.add_raw(raw_cycle)
-    raw_seconds = time.perf_counter() - built
     probes = [
         ReadProbe(
             runs=ordinal,

@@ -283,7 +283,7 @@ def _other(results: Results) -> list[str]:
             f" / {results.api_rss_mb or 0:.0f} MB |"
         )
     rows.append(
-        f"| measured threads built through the service / raw | "
+        f"| time in the measured threads' cycles, service / raw | "
         f"{_duration(results.measured_build_seconds)} / {_duration(results.raw_build_seconds)} |"
     )
     return rows
