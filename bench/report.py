@@ -284,7 +284,7 @@ def _other(results: Results) -> list[str]:
         )
     rows.append(
         f"| time in the measured threads' cycles, service / raw | "
-        f"{_duration(results.measured_build_seconds)} / {_duration(results.raw_build_seconds)} |"
+        f"{_duration(results.measured_cycle_seconds)} / {_duration(results.raw_cycle_seconds)} |"
     )
     return rows
 

@@ -134,8 +134,8 @@ class Results:
     summary_items: int = 0
     api_peak_rss_mb: float | None = None
     api_rss_mb: float | None = None
-    measured_build_seconds: float = 0.0
-    raw_build_seconds: float = 0.0
+    measured_cycle_seconds: float = 0.0
+    raw_cycle_seconds: float = 0.0
     duration_seconds: float = 0.0
     conformance: list[str] = field(default_factory=list)  # problems; empty = conforms
     conformance_notes: list[str] = field(default_factory=list)

@@ -241,11 +241,11 @@ async def _measure(
         f"building {config.measured_threads} thread(s) through the service to run "
         f"{max(config.ordinals)}"
     )
-    windows, reads, built, raw_built, problems = await measure.measured_threads(
+    windows, reads, in_cycles, raw_in_cycles, problems = await measure.measured_threads(
         gql, raw, config, log
     )
     results.windows, results.reads = windows, reads
-    results.measured_build_seconds, results.raw_build_seconds = built, raw_built
+    results.measured_cycle_seconds, results.raw_cycle_seconds = in_cycles, raw_in_cycles
     results.integrity += problems
     results.integrity_checked += 2 * len(config.read_ordinals) * config.measured_threads
     for concurrency in config.concurrency:
