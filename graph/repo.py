@@ -212,6 +212,7 @@ async def states(
     related: bool = False,
     points: bool = False,
     trimmed: bool = False,
+    run_handoffs_only: bool = False,
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]] | None:
     """The state of the thread named by its id, or by a run or provider thread on it (its
@@ -219,8 +220,9 @@ async def states(
     ancestors, of the sources of transfers waiting for it, and of `extra`; with `points`,
     each state's latest completed and latest stable runs (source points); with `trimmed`,
     the thread's settled provider threads only where a decision may name them (the latest
-    of each provider, the last run's, `provider_thread_id`). A write statement either way:
-    call it in a write transaction."""
+    of each provider, the last run's, `provider_thread_id`); with `run_handoffs_only`, the
+    live handoffs only of the run in progress (`ThreadState.runHandoffs`, without text). A
+    write statement either way: call it in a write transaction."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
@@ -231,6 +233,7 @@ async def states(
         related=related,
         points=points,
         trimmed=trimmed,
+        runHandoffsOnly=run_handoffs_only,
         extra=list(extra),
     )
     main: ThreadState | None = None

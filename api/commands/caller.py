@@ -56,12 +56,15 @@ async def locked(
     related: bool = False,
     points: bool = False,
     trimmed: bool = False,
+    run_handoffs_only: bool = False,
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
     """The state of the thread named by its id, or by a run or provider thread on it, with
     its write lock taken (and the related threads' states). `trimmed`: for the commands on
     a run (start, attach, complete, fail), whose decisions name no other settled provider
-    thread than those `repo.states` keeps."""
+    thread than those `repo.states` keeps; `run_handoffs_only`: for those after the start
+    (attach, complete, fail), whose decisions look only at the handoffs of the run in
+    progress."""
     found = await repo.states(
         tx,
         caller.workspace,
@@ -72,6 +75,7 @@ async def locked(
         related=related,
         points=points,
         trimmed=trimmed,
+        run_handoffs_only=run_handoffs_only,
         extra=extra,
     )
     if found is None:

@@ -223,7 +223,9 @@ async def _decision(
 async def attach_native_thread(
     tx: Tx, caller: Caller, provider_thread_id: str, native_ref: str, history_mode: HistoryMode
 ) -> Written[ProviderThreadNode]:
-    state, _ = await locked(tx, caller, provider_thread_id=provider_thread_id, trimmed=True)
+    state, _ = await locked(
+        tx, caller, provider_thread_id=provider_thread_id, trimmed=True, run_handoffs_only=True
+    )
     pt = state.provider_thread(provider_thread_id)
     if pt is None:
         raise not_found("provider thread", provider_thread_id)
@@ -241,7 +243,9 @@ async def complete_run(
     checkpoint_ref: str | None,
     diff_summary: Sequence[FileDiffStat] | None,
 ) -> Written[RunNode]:
-    state, _, run = await run_in_progress(tx, caller, run_id, "complete", related=False)
+    state, _, run = await run_in_progress(
+        tx, caller, run_id, "complete", related=False, run_handoffs_only=True
+    )
     draft = caller.draft()
     done = run_plans.complete(
         draft, state, run, native_turn_ref, items, checkpoint_ref, diff_summary
@@ -250,7 +254,9 @@ async def complete_run(
 
 
 async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> Written[RunNode]:
-    state, _, run = await run_in_progress(tx, caller, run_id, "fail", related=False)
+    state, _, run = await run_in_progress(
+        tx, caller, run_id, "fail", related=False, run_handoffs_only=True
+    )
     draft = caller.draft()
     failed = run_plans.fail(draft, state, run, reason)
     return Written(failed, draft.build())
@@ -274,11 +280,24 @@ async def rollback_thread(
 
 
 async def run_in_progress(
-    tx: Tx, caller: Caller, run_id: str, verb: str, *, related: bool, points: bool = False
+    tx: Tx,
+    caller: Caller,
+    run_id: str,
+    verb: str,
+    *,
+    related: bool,
+    points: bool = False,
+    run_handoffs_only: bool = False,
 ) -> tuple[ThreadState, dict[str, ThreadState], RunNode]:
     """The run's thread, locked, and the run, which must be in progress."""
     state, others = await locked(
-        tx, caller, run_id=run_id, related=related, points=points, trimmed=not points
+        tx,
+        caller,
+        run_id=run_id,
+        related=related,
+        points=points,
+        trimmed=not points,
+        run_handoffs_only=run_handoffs_only,
     )
     run = state.lastRun if state.lastRun and state.lastRun.id == run_id else None
     if run is None:  # not the latest run, so not in progress: read it for the error

@@ -6,7 +6,9 @@
 // may use or name. With $lock, the thread's write lock is taken first, so concurrent
 // writers on one thread serialise (several API processes share one Neo4j); the statement
 // is then a write, so it always runs in a write transaction. Temporal properties leave as
-// ISO strings (docs/MODEL.md, "Reading times").
+// ISO strings (docs/MODEL.md, "Reading times"). With $runHandoffsOnly (the commands on
+// a run already started: attach, complete, fail), the live handoffs are only those of the
+// run in progress, the only ones their decisions look at.
 // The thread is named by its id, or by a run or provider thread on it (the others null).
 CALL () {
   MATCH (t:Thread {id: $threadId, workspace: $workspace}) RETURN t
@@ -44,6 +46,14 @@ WITH mainId, t, last, CASE WHEN $trimmed AND t.id = mainId THEN COLLECT {
     WITH p.provider AS provider, collect(p.id)[0] AS latest
     RETURN latest
   } + [last.providerThreadId, $providerThreadId] END AS named
+// The live handoffs of the run in progress, with their text: its answer injects them.
+WITH mainId, t, last, named, CASE WHEN last IS NULL OR NOT last.status IN ['STARTING', 'RUNNING'] THEN [] ELSE COLLECT {
+    MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
+    WHERE NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT']
+    MATCH (h:ContextHandoff {targetRunId: last.id})-[:DELIVERED_TO]->(pt)
+    WHERE h.status IN ['READY', 'PENDING']
+    RETURN h {.*, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)} ORDER BY h.createdAt, h.id
+  } END AS runHandoffs
 RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thread,
   CASE WHEN last IS NULL THEN null ELSE last {.*, startedAt: toString(last.startedAt), completedAt: toString(last.completedAt),
     checkpoint: COLLECT { MATCH (last)-[:HAS_CHECKPOINT]->(c:Checkpoint) RETURN c {.*, createdAt: toString(c.createdAt)} }[0],
@@ -61,23 +71,16 @@ RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thre
     MATCH (r:Run {workspace: $workspace, threadId: t.id, ordinal: pt.nativeRanges[-1]})
     RETURN [pt.id, coalesce(r.deltaChain, 0)]
   } AS deltaChains,
-  // Live handoffs without their text (a full summary runs to its token budget), and with
-  // it those the run in progress consumes: its answer injects them.
-  COLLECT {
+  // Live handoffs without their text (a full summary runs to its token budget).
+  CASE WHEN $runHandoffsOnly THEN [h IN runHandoffs | h {.*, summaryText: null, sectionsJson: null}] ELSE COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
     WHERE NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT']
     MATCH (h:ContextHandoff)-[:DELIVERED_TO]->(pt)
     WHERE h.status IN ['READY', 'PENDING']
     RETURN h {.*, summaryText: null, sectionsJson: null, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)}
     ORDER BY h.createdAt, h.id
-  } AS handoffs,
-  CASE WHEN last IS NULL OR NOT last.status IN ['STARTING', 'RUNNING'] THEN [] ELSE COLLECT {
-    MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
-    WHERE NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT']
-    MATCH (h:ContextHandoff {targetRunId: last.id})-[:DELIVERED_TO]->(pt)
-    WHERE h.status IN ['READY', 'PENDING']
-    RETURN h {.*, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)} ORDER BY h.createdAt, h.id
-  } END AS runHandoffs,
+  } END AS handoffs,
+  runHandoffs,
   COLLECT {
     MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
     WHERE x.status = 'PENDING' OR x.type IN ['FORK', 'SUBAGENT_SPAWN']

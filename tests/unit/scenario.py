@@ -9,6 +9,7 @@ definitions, over every run, so tests can check the two agree.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from itertools import count
 from typing import Any
@@ -83,18 +84,18 @@ class Scenario:
         outcome = self._apply(lambda draft: run_plans.start(draft, state, request, decision))
         pt = self.provider_threads[outcome.provider_thread_id]
         if pt.nativeRef is None:
-            self._apply(
-                lambda draft: run_plans.attach(draft, self.state, pt, "native", self.history)
+            self._after_start(
+                lambda draft, state: run_plans.attach(draft, state, pt, "native", self.history)
             )
         run = self.runs[outcome.run_id]
         if status is RunStatus.COMPLETED:
-            self._apply(
-                lambda draft: run_plans.complete(
-                    draft, self.state, run, f"turn-{run.ordinal}", items, None, None
+            self._after_start(
+                lambda draft, state: run_plans.complete(
+                    draft, state, run, f"turn-{run.ordinal}", items, None, None
                 )
             )
         elif status is RunStatus.FAILED:
-            self._apply(lambda draft: run_plans.fail(draft, self.state, run, "broke"))
+            self._after_start(lambda draft, state: run_plans.fail(draft, state, run, "broke"))
         return decision
 
     def rollback(self, to: int) -> rollbacks.RollbackDecision:
@@ -177,6 +178,13 @@ class Scenario:
         kept = [p for p in state.providerThreads if p.status not in SETTLED or p.id in named]
         return state.model_copy(update={"providerThreads": kept})
 
+    @property
+    def run_state(self) -> ThreadState:
+        """The state as the commands on a started run read it (`trimmed` and
+        `runHandoffsOnly`): of the live handoffs, only the run in progress's."""
+        state = self.trimmed_state
+        return state.model_copy(update={"handoffs": list(state.runHandoffs)})
+
     def history_runs(self) -> list[RunNode]:
         return [
             r
@@ -211,6 +219,17 @@ class Scenario:
     def apply(self, write: Any) -> Any:
         """`write(draft)`'s answer, its plan replayed: any command's plan, step by step."""
         return self._apply(write)
+
+    def _after_start(self, write: Callable[[Draft, ThreadState], Any]) -> None:
+        """A command on a started run, on the state the store reads for it (`run_state`),
+        which must write what the whole state would."""
+        plans = []
+        for state in (self.state, self.run_state):
+            draft = Draft(lambda prefix: prefix, T0)
+            write(draft, state)
+            plans.append(draft.build())
+        assert plans[0] == plans[1]
+        self._apply(lambda draft: write(draft, self.run_state))
 
     def _apply(self, write: Any) -> Any:
         draft = Draft(self._new_id, T0 + timedelta(seconds=next(self._ids)))
