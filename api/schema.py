@@ -22,6 +22,7 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
+from api import answers as a
 from api import configured, past
 from api import types as t
 from api.auth import Scope
@@ -115,7 +116,7 @@ class Query:
     @strawberry.field
     async def threads(
         self, info: Info, first: int | None = 50, after: str | None = None
-    ) -> t.ThreadConnection:
+    ) -> a.ThreadConnection:
         size = _page_size(info, 50 if first is None else first)
         position = _decode_cursor(after) if after else None
 
@@ -124,10 +125,10 @@ class Query:
 
         found = await info.context.store.read(work)
         page = found[:size]
-        edges = [t.ThreadEdge(cursor=_cursor(node), node=t.Thread.of(node)) for node in page]
-        return t.ThreadConnection(
+        edges = [a.ThreadEdge(cursor=_cursor(node), node=t.Thread.of(node)) for node in page]
+        return a.ThreadConnection(
             edges=edges,
-            page_info=t.PageInfo(
+            page_info=a.PageInfo(
                 has_next_page=len(found) > size,
                 end_cursor=edges[-1].cursor if edges else None,
             ),
@@ -157,7 +158,7 @@ class Query:
         direction: t.LineageDirection | None = models.LineageDirection.BOTH,
         depth: int | None = 10,
         as_of: datetime | None = None,
-    ) -> t.Lineage:
+    ) -> a.Lineage:
         hops = 10 if depth is None else depth
         if hops < 0:
             raise invalid(f"depth must be 0 or more, got {hops}.")
@@ -168,7 +169,7 @@ class Query:
 
         found = await info.context.store.read(work)
         at = past.instant(as_of)
-        return t.Lineage.of(found) if at is None else await past.lineage(info, found, at)
+        return a.Lineage.of(found) if at is None else await past.lineage(info, found, at)
 
     @t.described(
         "Dry run of startRun: same decision, nothing written. With asOf, the decision as it "
@@ -182,7 +183,7 @@ class Query:
         model: str | None = None,
         runtime_mode: str | None = None,
         as_of: datetime | None = None,
-    ) -> t.StartContextPlan:
+    ) -> a.StartContextPlan:
         request = StartRequest(provider=provider, input="", model=model, runtimeMode=runtime_mode)
         at = past.instant(as_of)
 
@@ -195,15 +196,15 @@ class Query:
             return await runs.explain_start_then(tx, caller, thread_id, request, at.at)
 
         found = await info.context.examine(now if at is None else then)
-        return await t.StartContextPlan.of(info, found, at)
+        return await a.StartContextPlan.of(info, found, at)
 
     @t.described("Dry run of mergeBack: what it would carry, and where, or why it would refuse.")
-    async def explain_merge_back(self, info: Info, thread_id: strawberry.ID) -> t.MergeBackPlan:
+    async def explain_merge_back(self, info: Info, thread_id: strawberry.ID) -> a.MergeBackPlan:
         async def explain(tx: Tx, caller: Caller) -> MergeBackOutlook:
             return await lineage.explain_merge_back(tx, caller, thread_id)
 
         found = await info.context.examine(explain)
-        return t.MergeBackPlan(
+        return a.MergeBackPlan(
             possible=found.reason is None,
             reason=found.reason,
             run_ordinals=list(found.runs),
@@ -219,7 +220,7 @@ class Query:
         thread_id: strawberry.ID,
         after: strawberry.ID | None = None,
         first: int | None = 100,
-    ) -> list[t.ThreadEvent]:
+    ) -> list[a.ThreadEvent]:
         size = _page_size(info, 100 if first is None else first)
 
         async def work(tx: Tx) -> list[models.EventNode] | None:
@@ -228,19 +229,19 @@ class Query:
         found = await info.context.store.read(work)
         if found is None:
             raise invalid(f"after: {after!r} is not an event of thread {thread_id!r}.")
-        return [t.ThreadEvent.of(event) for event in found]
+        return [a.ThreadEvent.of(event) for event in found]
 
 
-def _resolution(outcome: StartOutcome) -> t.StartContextResolution:
+def _resolution(outcome: StartOutcome) -> a.StartContextResolution:
     """A start's answer, from the nodes as the start left them: no second read."""
     decision = outcome.decision
     fork = decision.nativeFork
-    return t.StartContextResolution(
+    return a.StartContextResolution(
         run=t.Run.of(outcome.run),
         strategy=decision.strategy,
         provider_action=decision.providerAction,
         provider_thread=t.ProviderThread.of(outcome.provider_thread),
-        native_fork=t.NativeForkPlan(
+        native_fork=a.NativeForkPlan(
             source_provider_thread_ref=fork.sourceProviderThreadRef,
             last_turn_id=fork.lastTurnId,
             rollback_turns=fork.rollbackTurns,
@@ -253,19 +254,19 @@ def _resolution(outcome: StartOutcome) -> t.StartContextResolution:
         consumed_transfers=[t.ContextTransfer.of(x) for x in outcome.transfers],
         staleness_signals=decision.stalenessSignals,
         explanation=decision.explanation,
-        summarization_requests=[t.SummarizationRequest.of(r) for r in outcome.waiting_requests],
+        summarization_requests=[a.SummarizationRequest.of(r) for r in outcome.waiting_requests],
     )
 
 
 async def _rollback_result(
     info: Info, thread_id: str, decision: RollbackDecision
-) -> t.RollbackResult:
+) -> a.RollbackResult:
     loaders = info.context.loaders
     runs = await loaders.run.load_many(decision.rolledBackRunIds)
     handoffs = await loaders.handoff.load_many(decision.supersededHandoffIds)
     pts = await loaders.provider_thread.load_many(list(decision.providerThreadStatuses))
     transfers = await loaders.transfer.load_many(decision.supersededTransferIds)
-    return t.RollbackResult(
+    return a.RollbackResult(
         thread=await t.required(t.thread_by_id(info, thread_id)),
         rolled_back_runs=[t.Run.of(r) for r in runs if r],
         superseded_handoffs=[t.ContextHandoff.of(h) for h in handoffs if h],
@@ -304,7 +305,7 @@ class Mutation:
         runtime_mode: str | None = None,
         command_id: str | None = None,
         summary_source: t.SummarySource | None = None,
-    ) -> t.StartContextResolution:
+    ) -> a.StartContextResolution:
         request = StartRequest(
             provider=provider, input=input, model=model, runtimeMode=runtime_mode
         )
@@ -355,7 +356,7 @@ class Mutation:
         reason: str,
         command_id: str | None = None,
         summary_source: t.SummarySource | None = None,
-    ) -> t.StartContextResolution:
+    ) -> a.StartContextResolution:
         source = models.SummarySource(summary_source) if summary_source else None
         outcome = await info.context.command(
             "reportStartFailure",
@@ -440,7 +441,7 @@ class Mutation:
         thread_id: strawberry.ID,
         to_run_ordinal: int,
         command_id: str | None = None,
-    ) -> t.RollbackResult:
+    ) -> a.RollbackResult:
         decision = await info.context.command(
             "rollbackThread",
             {"threadId": thread_id, "to": to_run_ordinal},
@@ -516,7 +517,7 @@ class Subscription:
     @strawberry.subscription
     async def thread_events(
         self, info: Info, thread_id: strawberry.ID
-    ) -> AsyncGenerator[t.ThreadEvent, None]:
+    ) -> AsyncGenerator[a.ThreadEvent, None]:
         """The thread's events from the first, then each as it commits (read from Neo4j by
         one poll per process, so any API process serves any subscriber)."""
         context = info.context
@@ -524,7 +525,7 @@ class Subscription:
         if await context.loaders.thread.load(thread_id) is None:
             raise not_found("thread", thread_id)
         async for event in context.services.feeds.events(context.workspace, thread_id):
-            yield t.ThreadEvent.of(event)
+            yield a.ThreadEvent.of(event)
 
 
 class ThreadlineSchema(strawberry.Schema):

@@ -1,4 +1,5 @@
-"""GraphQL object types of the contract, each backed by a graph model."""
+"""GraphQL object types of the graph's nodes, each backed by a graph model; what operations
+answer around them (plans, events, pages, lineage) is in api/answers.py."""
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ from resolvers.as_of import Instant
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 from resolvers.divergence import Divergence
-from resolvers.replay import Explained
-from resolvers.summary_requests import SummaryRequest
 
 Info = strawberry.Info[Context, None]
 T = TypeVar("T")
@@ -208,16 +207,6 @@ class ForkDivergence:
             unmerged_run_ordinals=list(found.unmerged),
             last_merge_back_at=found.lastMergeBackAt,
         )
-
-
-@strawberry.type
-class MergeBackPlan:
-    possible: bool
-    reason: str | None = strawberry.field(description="Why not, when not possible.")
-    run_ordinals: list[int] = strawberry.field(description="The fork's runs it would carry.")
-    context_text: str | None = strawberry.field(description="The delta it would deliver.")
-    token_estimate: int
-    target_thread_id: strawberry.ID
 
 
 @strawberry.type
@@ -634,190 +623,6 @@ class ContextTransfer:
     @strawberry.field
     async def consumed_by(self, info: Info) -> Run | None:
         return await run_by_id(info, self.node.consumedByRunId, self.as_of)
-
-
-@strawberry.type
-class NativeForkPlan:
-    source_provider_thread_ref: str
-    last_turn_id: str | None
-    rollback_turns: int
-
-
-@strawberry.type(
-    description="A summary the caller has a provider write: run `instructions` (system) "
-    "and `material` (user, as JSON) on `provider`, then send the text with "
-    "submitHandoffSummary(handoffId, summaryText, createdByProvider)."
-)
-class SummarizationRequest:
-    handoff_id: strawberry.ID
-    source: SummarySource
-    provider: str = strawberry.field(description="The provider asked to write it.")
-    max_tokens: int = strawberry.field(
-        description="The entering provider's budget: a longer summary is refused."
-    )
-    title: str
-    instructions: str
-    include: list[str]
-    exclude: list[str]
-    material: JSON = strawberry.field(
-        description="The covered runs' digests (user message, status, items, checkpoint "
-        "stats), and any task or subagent results."
-    )
-
-    @classmethod
-    def of(cls, request: SummaryRequest) -> SummarizationRequest:
-        return cls(
-            handoff_id=strawberry.ID(request.handoffId),
-            source=request.source,
-            provider=request.provider,
-            max_tokens=request.maxTokens,
-            title=request.material.title,
-            instructions=request.instructions,
-            include=request.include,
-            exclude=request.exclude,
-            material=JSON(request.material.wire()),
-        )
-
-
-@strawberry.type
-class StartContextResolution:
-    run: Run
-    strategy: StartStrategy
-    provider_action: ProviderAction
-    provider_thread: ProviderThread
-    native_fork: NativeForkPlan | None
-    handoffs: list[ContextHandoff]
-    context_text: str | None
-    injection_mode: InjectionMode
-    consumed_transfers: list[ContextTransfer]
-    staleness_signals: list[StalenessSignal]
-    explanation: list[str]
-    summarization_requests: list[SummarizationRequest] = strawberry.field(
-        description="Summaries a provider must write before the caller acts on the "
-        "provider: their handoffs are PENDING, contextText is null and the run STARTING."
-    )
-
-
-@strawberry.type
-class StartContextPlan:
-    strategy: StartStrategy
-    provider_action: ProviderAction
-    provider_thread: ProviderThread | None
-    handoff_strategies: list[HandoffStrategy]
-    covered_run_ordinals: list[int]
-    token_estimate: int
-    staleness_signals: list[StalenessSignal]
-    explanation: list[str]
-    recorded_run: Run | None = strawberry.field(
-        description="With asOf: the run that recorded a start of this provider at that instant."
-    )
-    differs_from_record: bool = strawberry.field(
-        description="The replayed decision differs from the recorded one (which is answered)."
-    )
-
-    @classmethod
-    async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:
-        pt = await provider_thread_by_id(info, found.providerThreadId, at)
-        run = found.recordedRun
-        return cls(
-            strategy=found.strategy,
-            provider_action=found.providerAction,
-            provider_thread=pt,
-            handoff_strategies=found.handoffStrategies,
-            covered_run_ordinals=found.covered,
-            token_estimate=found.tokenEstimate,
-            staleness_signals=found.stalenessSignals,
-            explanation=found.explanation,
-            recorded_run=Run.of(run, at) if run else None,
-            differs_from_record=found.differsFromRecord,
-        )
-
-
-@strawberry.type
-class ThreadEvent:
-    id: strawberry.ID
-    type: str
-    at: datetime
-    thread_id: strawberry.ID
-    run_id: strawberry.ID | None
-    payload: JSON | None
-
-    @classmethod
-    def of(cls, event: models.EventNode) -> ThreadEvent:
-        return cls(
-            id=strawberry.ID(event.id),
-            type=event.type,
-            at=event.at,
-            thread_id=strawberry.ID(event.threadId),
-            run_id=strawberry.ID(event.runId) if event.runId else None,
-            payload=JSON(event.payload) if event.payload is not None else None,
-        )
-
-
-@strawberry.type
-class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
-
-
-@strawberry.type
-class ThreadEdge:
-    cursor: str
-    node: Thread
-
-
-@strawberry.type
-class ThreadConnection:
-    edges: list[ThreadEdge]
-    page_info: PageInfo
-
-
-@strawberry.type
-class RollbackResult:
-    thread: Thread
-    rolled_back_runs: list[Run]
-    superseded_handoffs: list[ContextHandoff]
-    affected_provider_threads: list[ProviderThread]
-    superseded_transfers: list[ContextTransfer]
-
-
-@strawberry.type
-class LineageNode:
-    thread: Thread
-    depth: int
-
-
-@strawberry.type
-class LineageEdge:
-    from_: strawberry.ID = strawberry.field(name="from")
-    to: strawberry.ID
-    relationship: ThreadRelationship
-    source_run_ordinal: int | None
-
-
-@strawberry.type
-class Lineage:
-    nodes: list[LineageNode]
-    edges: list[LineageEdge]
-
-    @classmethod
-    def of(cls, found: models.Lineage | None, as_of: Instant | None = None) -> Lineage:
-        if found is None:
-            return cls(nodes=[], edges=[])
-        return cls(
-            nodes=[
-                LineageNode(thread=Thread.of(n.thread, as_of), depth=n.depth) for n in found.nodes
-            ],
-            edges=[
-                LineageEdge(
-                    from_=strawberry.ID(e.from_),
-                    to=strawberry.ID(e.to),
-                    relationship=e.relationship,
-                    source_run_ordinal=e.sourceRunOrdinal,
-                )
-                for e in found.edges
-            ],
-        )
 
 
 # ---- loaders as field helpers ------------------------------------------------
