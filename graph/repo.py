@@ -209,6 +209,8 @@ async def states(
     run_id: str | None = None,
     provider_thread_id: str | None = None,
     lock: bool,
+    lock_ends: bool = False,
+    lock_parent: bool = False,
     related: bool = False,
     points: bool = False,
     trimmed: bool = False,
@@ -216,13 +218,15 @@ async def states(
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]] | None:
     """The state of the thread named by its id, or by a run or provider thread on it (its
-    write lock taken first with `lock`), and, with `related`, the states of its
-    ancestors, of the sources of transfers waiting for it, and of `extra`; with `points`,
-    each state's latest completed and latest stable runs (source points); with `trimmed`,
-    the thread's settled provider threads only where a decision may name them (the latest
-    of each provider, the last run's, `provider_thread_id`); with `run_handoffs_only`, the
-    live handoffs only of the run in progress (`ThreadState.runHandoffs`, without text). A
-    write statement either way: call it in a write transaction."""
+    write lock taken first with `lock`; with `lock_ends` also those of the threads at the
+    other end of its pending transfers, with `lock_parent` its parent's), and, with
+    `related`, the states of its ancestors, of the sources of transfers waiting for it, and
+    of `extra`; with `points`, each state's latest completed and latest stable runs
+    (source points); with `trimmed`, the thread's settled provider threads only where a
+    decision may name them (the latest of each provider, the last run's,
+    `provider_thread_id`); with `run_handoffs_only`, the live handoffs only of the run in
+    progress (`ThreadState.runHandoffs`, without text). A write statement either way: call
+    it in a write transaction."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
@@ -230,6 +234,8 @@ async def states(
         runId=run_id,
         providerThreadId=provider_thread_id,
         lock=lock,
+        lockEnds=lock_ends,
+        lockParent=lock_parent,
         related=related,
         points=points,
         trimmed=trimmed,

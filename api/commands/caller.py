@@ -53,6 +53,8 @@ async def locked(
     *,
     run_id: str | None = None,
     provider_thread_id: str | None = None,
+    ends: bool = False,
+    parent: bool = False,
     related: bool = False,
     points: bool = False,
     trimmed: bool = False,
@@ -60,7 +62,9 @@ async def locked(
     extra: Sequence[str] = (),
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
     """The state of the thread named by its id, or by a run or provider thread on it, with
-    its write lock taken (and the related threads' states). `trimmed`: for the commands on
+    its write lock taken (and the related threads' states). `ends`: for the commands that
+    consume, supersede or replace a transfer, whose other end is locked too (and `parent`
+    for those that send one to the parent); docs/MODEL.md, "Locks". `trimmed`: for the commands on
     a run (start, attach, complete, fail), whose decisions name no other settled provider
     thread than those `repo.states` keeps; `run_handoffs_only`: for those after the start
     (attach, complete, fail), whose decisions look only at the handoffs of the run in
@@ -72,6 +76,8 @@ async def locked(
         run_id=run_id,
         provider_thread_id=provider_thread_id,
         lock=True,
+        lock_ends=ends,
+        lock_parent=parent,
         related=related,
         points=points,
         trimmed=trimmed,

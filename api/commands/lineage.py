@@ -1,5 +1,6 @@
-"""Forks, merge-back and subagents. Locks are taken child before parent, so two commands
-on one family never wait on each other in opposite orders."""
+"""Forks, merge-back and subagents. A command that sends a transfer to the parent locks
+the child and the parent together, in the one order every command follows
+(docs/MODEL.md, "Locks")."""
 
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ async def _named_run(
 
 
 async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> Written[TransferNode]:
-    fork, _ = await locked(tx, caller, fork_thread_id, points=True)
-    transfers.merge_back_points(fork)  # refuse before locking the parent
-    parent, _ = await locked(tx, caller, fork.thread.parentId or "")
+    fork, _ = await locked(tx, caller, fork_thread_id, ends=True, parent=True, points=True)
+    transfers.merge_back_points(fork)
+    parent, _ = await locked(tx, caller, fork.thread.parentId or "")  # held already
     draft = caller.draft()
     transfer = lineage_plans.merge_back(draft, fork, parent)
     return Written(transfer, draft.build())
@@ -99,9 +100,9 @@ async def record_native_subagent(
 async def complete_subagent(
     tx: Tx, caller: Caller, child_thread_id: str, result: str
 ) -> Written[TransferNode]:
-    child, _ = await locked(tx, caller, child_thread_id, points=True)
+    child, _ = await locked(tx, caller, child_thread_id, ends=True, parent=True, points=True)
     transfers.require_subagent(child)
-    parent, _ = await locked(tx, caller, child.thread.parentId or "")
+    parent, _ = await locked(tx, caller, child.thread.parentId or "")  # held already
     draft = caller.draft()
     transfer = lineage_plans.complete_subagent(draft, child, parent, result)
     return Written(transfer, draft.build())

@@ -61,7 +61,7 @@ async def start_run(
     asked: SummarySource | None = None,
 ) -> Written[StartOutcome]:
     """`asked`: the summary source the call names (else the provider's, else the default)."""
-    state, related = await locked(tx, caller, thread_id, related=True, trimmed=True)
+    state, related = await locked(tx, caller, thread_id, ends=True, related=True, trimmed=True)
     source = _source(caller, asked, caller.providers.get(request.provider))
     decision = await _decision(tx, caller, state, related, request)
     assignments = summary_sources.assign(
@@ -132,7 +132,7 @@ async def report_start_failure(
     """The provider action failed: the run moves to a new provider thread. While the run
     still waits for a summary, the summary failed instead (`_summary_failed`)."""
     state, related, run = await run_in_progress(
-        tx, caller, run_id, "report a start failure", related=True
+        tx, caller, run_id, "report a start failure", related=True, ends=True
     )
     provider = caller.providers.get(run.provider)
     pending = summary_plans.pending_of(state, run.id)
@@ -265,7 +265,7 @@ async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> Written[
 async def rollback_thread(
     tx: Tx, caller: Caller, thread_id: str, to_ordinal: int
 ) -> Written[rollbacks.RollbackDecision]:
-    state, _ = await locked(tx, caller, thread_id)
+    state, _ = await locked(tx, caller, thread_id, ends=True)
     rollbacks.check_rollback(state, to_ordinal)
     runs, affected = await repo.rollback_inputs(tx, caller.workspace, thread_id, to_ordinal)
     inputs = rollbacks.RollbackInputs(
@@ -286,6 +286,7 @@ async def run_in_progress(
     verb: str,
     *,
     related: bool,
+    ends: bool = False,
     points: bool = False,
     run_handoffs_only: bool = False,
 ) -> tuple[ThreadState, dict[str, ThreadState], RunNode]:
@@ -294,6 +295,7 @@ async def run_in_progress(
         tx,
         caller,
         run_id=run_id,
+        ends=ends,
         related=related,
         points=points,
         trimmed=not points,

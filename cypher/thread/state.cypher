@@ -19,9 +19,33 @@ CALL () {
   RETURN t
 }
 WITH t AS main
+// The write lock (docs/MODEL.md, "Locks"): the thread, and with $lockEnds the threads at
+// the other end of every pending transfer to or from it (and with $lockParent its
+// parent), all in the order of their ids, so two commands never wait on each other in
+// opposite orders. A transfer is written only by a command holding both its ends, so
+// whoever holds either end reads it settled. Ends found before the locks may be stale:
+// once they are held, the ends are read again and any new one is locked too.
 CALL (main) {
   WITH main WHERE $lock
-  SET main.version = coalesce(main.version, 0) + 1
+  CALL (main) {
+    UNWIND [main.id] + CASE WHEN $lockParent THEN [main.parentId] ELSE [] END +
+      CASE WHEN $lockEnds THEN
+        COLLECT { MATCH (x:ContextTransfer)-[:TO_THREAD]->(main) WHERE x.status = 'PENDING' RETURN x.sourceThreadId } +
+        COLLECT { MATCH (x:ContextTransfer)-[:FROM_THREAD]->(main) WHERE x.status = 'PENDING' RETURN x.targetThreadId }
+      ELSE [] END AS id
+    WITH DISTINCT id WHERE id IS NOT NULL ORDER BY id
+    MATCH (held:Thread {id: id, workspace: $workspace})
+    SET held.version = coalesce(held.version, 0) + 1
+    RETURN collect(id) AS first
+  }
+  CALL (main, first) {
+    WITH main, first WHERE $lockEnds
+    UNWIND COLLECT { MATCH (x:ContextTransfer)-[:TO_THREAD]->(main) WHERE x.status = 'PENDING' RETURN x.sourceThreadId } +
+      COLLECT { MATCH (x:ContextTransfer)-[:FROM_THREAD]->(main) WHERE x.status = 'PENDING' RETURN x.targetThreadId } AS id
+    WITH DISTINCT id WHERE NOT id IN first ORDER BY id
+    MATCH (late:Thread {id: id, workspace: $workspace})
+    SET late.version = coalesce(late.version, 0) + 1
+  }
 }
 OPTIONAL MATCH (busy:Run {workspace: $workspace, threadId: main.id, ordinal: main.lastOrdinal})
 WITH main, CASE WHEN $related THEN
