@@ -1,0 +1,129 @@
+"""threadEvents over real websockets while subscriptions come and go: every stream is its
+thread's log as the `events` query reads it, from its start, nothing missing or repeated."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+
+from graph.store import Store
+from tests.conftest import GraphQLClient, serve
+from tests.integration.direct import create_thread, request_clean_contexts
+
+WORKSPACE = "default"  # the served API's
+SUBSCRIBE = "subscription($id: ID!) { threadEvents(threadId: $id) { id type } }"
+EVENTS = """query($id: ID!, $after: ID) {
+  events(threadId: $id, after: $after, first: 100) { id }
+}"""
+WAIT_S = 30  # for one message; a stream that stalls fails here instead of hanging CI
+BATCH = 25  # events written per transaction when a test makes a long log
+
+
+@pytest.fixture(scope="module")
+def fast_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`threadline serve` polling often: the tests wait less for each new feed's first
+    poll. The race is not in the pauses but in the back-to-back polls of a feed catching
+    up, which happen whatever the interval."""
+    yield from serve(neo4j_uri, tmp_path_factory.mktemp("feeds"), SUBSCRIPTION_POLL_S="0.05")
+
+
+@pytest.fixture
+async def live(fast_api: str, clean_store: Store) -> AsyncIterator[GraphQLClient]:
+    async with httpx.AsyncClient(base_url=fast_api, timeout=60) as http:
+        yield GraphQLClient(http)
+
+
+async def long_thread(store: Store, events: int) -> str:
+    """A thread whose log has `events` events (its creation, then clean-context requests)."""
+    thread = (await create_thread(store, WORKSPACE, "long")).id
+    for written in range(1, events, BATCH):
+        await request_clean_contexts(store, WORKSPACE, thread, min(BATCH, events - written))
+    return thread
+
+
+async def logged(live: GraphQLClient, thread: str) -> list[str]:
+    """The thread's event ids as the `events` query pages through them."""
+    ids: list[str] = []
+    while True:
+        page = (await live(EVENTS, id=thread, after=ids[-1] if ids else None))["events"]
+        ids += [event["id"] for event in page]
+        if len(page) < 100:
+            return ids
+
+
+@asynccontextmanager
+async def socket(live: GraphQLClient) -> AsyncIterator[Any]:
+    url = str(live.http.base_url).replace("http://", "ws://").rstrip("/") + "/graphql"
+    async with websockets.connect(
+        url, subprotocols=[websockets.Subprotocol("graphql-transport-ws")], max_queue=None
+    ) as ws:
+        await ws.send(json.dumps({"type": "connection_init"}))
+        assert (await receive(ws))["type"] == "connection_ack"
+        yield ws
+
+
+async def receive(ws: Any) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), WAIT_S))
+    return message
+
+
+async def subscribe(ws: Any, op: str, thread: str) -> None:
+    payload = {"query": SUBSCRIBE, "variables": {"id": thread}}
+    await ws.send(json.dumps({"id": op, "type": "subscribe", "payload": payload}))
+
+
+async def complete(ws: Any, op: str) -> None:
+    await ws.send(json.dumps({"id": op, "type": "complete"}))
+
+
+async def answer(ws: Any, op: str) -> dict[str, Any]:
+    """The next message about `op` (but its end): others may still be in flight for an
+    operation completed before."""
+    while (message := await receive(ws))["id"] != op or message["type"] == "complete":
+        pass
+    return message
+
+
+def event_id(message: dict[str, Any]) -> str:
+    assert message["type"] == "next" and "errors" not in message["payload"], message
+    return str(message["payload"]["data"]["threadEvents"]["id"])
+
+
+ATTEMPTS = 50
+LONG_LOG = 301  # three pages and one event: a joining feed catches up in back-to-back polls
+
+
+async def test_resubscribing_at_the_first_event_gets_the_log_from_its_start(
+    live: GraphQLClient, clean_store: Store
+) -> None:
+    # On one socket: subscribe `a`; at its first event, complete it and subscribe `b` at
+    # once. `a` was the thread's only subscriber, so its feed goes while the poller is still
+    # catching up on the log, and `b` starts a new one.
+    thread = await long_thread(clean_store, LONG_LOG)
+    log = await logged(live, thread)
+    assert len(log) == LONG_LOG
+    async with socket(live) as ws:
+        for attempt in range(ATTEMPTS):
+            a, b = f"a{attempt}", f"b{attempt}"
+            await subscribe(ws, a, thread)
+            assert event_id(await answer(ws, a)) == log[0]
+            await complete(ws, a)
+            await subscribe(ws, b, thread)
+            got: list[str] = []
+            while len(got) < len(log):
+                message = await receive(ws)
+                if message["id"] == b:
+                    got.append(event_id(message))
+                    # Checked as it comes: a stream that starts late fails at its first event.
+                    assert got == log[: len(got)], (
+                        f"attempt {attempt}: event {len(got)} of b is event "
+                        f"{log.index(got[-1]) + 1} of the log"
+                    )
+            await complete(ws, b)
