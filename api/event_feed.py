@@ -70,16 +70,22 @@ class EventFeeds:
         self._poller: asyncio.Task[None] | None = None
         self.polls = 0  # round trips made by the poller, for tests and metrics
 
-    async def events(self, workspace: str, thread_id: str) -> AsyncIterator[EventNode]:
-        """Every event of the thread from the first one, then each new one as it commits:
-        each once, in order."""
+    async def events(
+        self, workspace: str, thread_id: str, after_seq: int = 0
+    ) -> AsyncIterator[EventNode]:
+        """Every event of the thread after the `after_seq`th (from the first by default),
+        then each new one as it commits: each once, in order."""
         key = (workspace, thread_id)
-        feed = self._feeds.setdefault(key, Feed())
+        feed = self._feeds.get(key)
+        if feed is None:
+            # A new feed starts where its first subscriber does: a client resuming a long
+            # log does not have the poller read it all again.
+            feed = self._feeds[key] = Feed(seq=after_seq)
         subscriber = Subscriber(self._capacity)
         joined_at = feed.seq
         feed.subscribers.add(subscriber)
         self._ensure_poller()
-        seq = 0  # the last event this subscription yielded
+        seq = after_seq  # the last event this subscription yielded
         try:
             async for event in self._between(key, seq, joined_at):
                 seq = event.seq
@@ -93,7 +99,7 @@ class EventFeeds:
                     )
                 event = await subscriber.queue.get()
                 if event.seq <= seq:
-                    continue  # already read with the history
+                    continue  # already read with the history (or before `after_seq`)
                 if event.seq > seq + 1:
                     log.warning("feed %s skipped events %d-%d", key, seq + 1, event.seq - 1)
                     async for missed in self._between(key, seq, event.seq - 1):

@@ -15,10 +15,12 @@ import websockets
 
 from graph.store import Store
 from tests.conftest import GraphQLClient, serve
-from tests.integration.direct import create_thread, request_clean_contexts
+from tests.integration.direct import create_thread, request_clean_context, request_clean_contexts
 
 WORKSPACE = "default"  # the served API's
-SUBSCRIBE = "subscription($id: ID!) { threadEvents(threadId: $id) { id type } }"
+SUBSCRIBE = """subscription($id: ID!, $after: ID) {
+  threadEvents(threadId: $id, after: $after) { id type }
+}"""
 EVENTS = """query($id: ID!, $after: ID) {
   events(threadId: $id, after: $after, first: 100) { id }
 }"""
@@ -74,8 +76,8 @@ async def receive(ws: Any) -> dict[str, Any]:
     return message
 
 
-async def subscribe(ws: Any, op: str, thread: str) -> None:
-    payload = {"query": SUBSCRIBE, "variables": {"id": thread}}
+async def subscribe(ws: Any, op: str, thread: str, after: str | None = None) -> None:
+    payload = {"query": SUBSCRIBE, "variables": {"id": thread, "after": after}}
     await ws.send(json.dumps({"id": op, "type": "subscribe", "payload": payload}))
 
 
@@ -127,3 +129,33 @@ async def test_resubscribing_at_the_first_event_gets_the_log_from_its_start(
                         f"{log.index(got[-1]) + 1} of the log"
                     )
             await complete(ws, b)
+
+
+async def test_a_resumed_subscription_starts_after_the_event_it_names(
+    live: GraphQLClient, clean_store: Store
+) -> None:
+    thread = await long_thread(clean_store, 150)
+    log = await logged(live, thread)
+    async with socket(live) as ws:
+        for op, after in enumerate([log[0], log[120], log[-1]]):
+            await subscribe(ws, str(op), thread, after)
+            start = log.index(after) + 1
+            assert [event_id(await answer(ws, str(op))) for _ in log[start:]] == log[start:]
+            await request_clean_context(clean_store, WORKSPACE, thread)
+            log = await logged(live, thread)
+            assert event_id(await answer(ws, str(op))) == log[-1], "then the live ones"
+            await complete(ws, str(op))
+
+
+async def test_an_unknown_after_is_invalid_input(live: GraphQLClient, clean_store: Store) -> None:
+    thread = await long_thread(clean_store, 2)
+    other = await long_thread(clean_store, 2)
+    async with socket(live) as ws:
+        for op, after in enumerate(["nope", (await logged(live, other))[0]]):
+            await subscribe(ws, str(op), thread, after)
+            refusal = await answer(ws, str(op))
+            errors = (
+                refusal["payload"] if refusal["type"] == "error" else refusal["payload"]["errors"]
+            )
+            assert errors[0]["extensions"]["code"] == "INVALID_INPUT"
+            assert after in errors[0]["message"]
