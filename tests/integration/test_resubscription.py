@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -159,3 +161,134 @@ async def test_an_unknown_after_is_invalid_input(live: GraphQLClient, clean_stor
             )
             assert errors[0]["extensions"]["code"] == "INVALID_INPUT"
             assert after in errors[0]["message"]
+
+
+# ---- churn ------------------------------------------------------------------------------
+
+THREADS = 4
+SEEDED = 150  # more than a page: a new feed catches up in back-to-back polls
+SUBSCRIPTIONS = 48  # in all, over the sockets
+OPEN = 4  # at once, over the sockets
+LONGEST = 220  # events a subscription takes at most before it leaves
+MOST_WRITES = 3000  # a bound: the writer stops when the churn is done, long before this
+
+
+@dataclass
+class Stream:
+    """One subscription as the client saw it."""
+
+    thread: str
+    after: str | None
+    wanted: int  # events to take before leaving
+    got: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Churn:
+    threads: list[str]
+    rng: random.Random
+    streams: list[Stream] = field(default_factory=list)
+
+    def next_stream(self, left: Stream | None) -> Stream:
+        """Another subscription: often the thread just left, at once (a rejoin), then
+        sometimes resuming after the last event it had; else any thread from its start."""
+        thread, after = self.rng.choice(self.threads), None
+        if left is not None and self.rng.random() < 0.6:
+            thread = left.thread
+            if self.rng.random() < 0.5:
+                after = left.got[-1]
+        # Half leave within their first few events, while their feed may still be catching
+        # up on the log: the moment a leave used to be able to cost the next join events.
+        wanted = self.rng.randint(1, 5) if self.rng.random() < 0.5 else self.rng.randint(1, LONGEST)
+        stream = Stream(thread, after, wanted)
+        self.streams.append(stream)
+        return stream
+
+
+async def churn_socket(ws: Any, churn: Churn, tag: str, subscriptions: int, at_once: int) -> None:
+    """`at_once` subscriptions at a time on this socket: each leaves once it has its number
+    of events and another one takes its place at once, until `subscriptions` have come and
+    gone."""
+    open_: dict[str, Stream] = {}
+    started = 0
+
+    async def start(left: Stream | None) -> None:
+        nonlocal started
+        stream = churn.next_stream(left)
+        op = f"{tag}-{started}"
+        started += 1
+        open_[op] = stream
+        await subscribe(ws, op, stream.thread, stream.after)
+
+    for _ in range(at_once):
+        await start(None)
+    while open_:
+        message = await receive(ws)
+        stream = open_.get(message["id"])
+        if stream is None:
+            continue  # completed already: what was in flight is not part of its stream
+        stream.got.append(event_id(message))
+        if len(stream.got) == stream.wanted:
+            await complete(ws, message["id"])
+            del open_[message["id"]]
+            if started < subscriptions:
+                await start(stream)
+
+
+def check(stream: Stream, log: list[str]) -> None:
+    """What a subscription got is its thread's log from its start: nothing missing,
+    repeated or out of order."""
+    start = 0 if stream.after is None else log.index(stream.after) + 1
+    if stream.got != log[start : start + len(stream.got)]:
+        numbers = [log.index(event) + 1 if event in log else None for event in stream.got]
+        raise AssertionError(
+            f"a subscription to {stream.thread} from event {start + 1} got events {ranges(numbers)}"
+        )
+
+
+def ranges(numbers: list[int | None]) -> str:
+    """1-3, 7, 9-10: a stream's event numbers, short enough to read in a failure."""
+    runs: list[list[int | None]] = []
+    for number in numbers:
+        last = runs[-1][-1] if runs else None
+        if number is not None and last is not None and number == last + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+
+
+@pytest.mark.parametrize("sockets", [1, 4])
+async def test_churned_subscriptions_get_every_event_once_in_order(
+    live: GraphQLClient, clean_store: Store, sockets: int
+) -> None:
+    threads = [await long_thread(clean_store, SEEDED) for _ in range(THREADS)]
+    churn = Churn(threads, random.Random(sockets))
+    churned = asyncio.Event()
+
+    async def write() -> None:
+        """One event at a time, round the threads, while the subscriptions churn (those
+        that wait for live events end only when they come)."""
+        for n in range(MOST_WRITES):
+            if churned.is_set():
+                return
+            await request_clean_context(clean_store, WORKSPACE, threads[n % THREADS])
+
+    writer = asyncio.create_task(write())
+    try:
+        async with AsyncExitStack() as stack:
+            wss = [await stack.enter_async_context(socket(live)) for _ in range(sockets)]
+            await asyncio.gather(
+                *(
+                    churn_socket(ws, churn, f"s{n}", SUBSCRIPTIONS // sockets, OPEN // sockets)
+                    for n, ws in enumerate(wss)
+                )
+            )
+    finally:
+        churned.set()
+        await writer
+    assert len(churn.streams) == SUBSCRIPTIONS
+    logs = {thread: await logged(live, thread) for thread in threads}
+    assert all(len(log) > SEEDED for log in logs.values()), "written while churning"
+    for stream in churn.streams:
+        check(stream, logs[stream.thread])
