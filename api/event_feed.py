@@ -3,8 +3,19 @@
 Each watched (workspace, thread) has a feed that remembers the last event it delivered.
 One poller reads the new events of every feed in a single round trip and hands them to
 the feed's subscribers. A subscriber that joins reads the older events itself, once, up
-to the feed's position at the moment it joined, then takes the rest from the feed: no
-gap, no repeat. Events come from Neo4j, so any API process serves any subscriber.
+to the feed's position at the moment it joined, then takes the rest from the feed. Events
+come from Neo4j, so any API process serves any subscriber.
+
+Every event reaches a subscription once and in order, from its start, however subscribers
+come and go. Two things make it so rather than likely:
+- a poll hands its events only to the feed object whose position it read from. The last
+  subscriber of a thread may leave while a poll is in flight and a new one start a fresh
+  feed; the poll's events then go to the old feed, which nobody reads, never into the new
+  one, whose position they would move past events its subscribers have not had;
+- each subscription keeps its own position and takes from its feed only the event that
+  follows it: events it already has are dropped, and missing ones, if a feed ever skipped
+  any, are read from Neo4j before the event that follows them. Events are numbered
+  1, 2, 3... in each thread (cypher/plan/apply.cypher), so a gap is seen as one.
 """
 
 from __future__ import annotations
@@ -59,16 +70,25 @@ class EventFeeds:
         self._poller: asyncio.Task[None] | None = None
         self.polls = 0  # round trips made by the poller, for tests and metrics
 
-    async def events(self, workspace: str, thread_id: str) -> AsyncIterator[EventNode]:
-        """Every event of the thread from the first one, then each new one as it commits."""
+    async def events(
+        self, workspace: str, thread_id: str, after_seq: int = 0
+    ) -> AsyncIterator[EventNode]:
+        """Every event of the thread after the `after_seq`th (from the first by default),
+        then each new one as it commits: each once, in order."""
         key = (workspace, thread_id)
-        feed = self._feeds.setdefault(key, Feed())
+        feed = self._feeds.get(key)
+        if feed is None:
+            # A new feed starts where its first subscriber does: a client resuming a long
+            # log does not have the poller read it all again.
+            feed = self._feeds[key] = Feed(seq=after_seq)
         subscriber = Subscriber(self._capacity)
         joined_at = feed.seq
         feed.subscribers.add(subscriber)
         self._ensure_poller()
+        seq = after_seq  # the last event this subscription yielded
         try:
-            async for event in self._history(key, joined_at):
+            async for event in self._between(key, seq, joined_at):
+                seq = event.seq
                 yield event
             while True:
                 if subscriber.overflowed:
@@ -77,7 +97,16 @@ class EventFeeds:
                         f"This subscription fell more than {self._capacity} events behind; "
                         "subscribe again.",
                     )
-                yield await subscriber.queue.get()
+                event = await subscriber.queue.get()
+                if event.seq <= seq:
+                    continue  # already read with the history (or before `after_seq`)
+                if event.seq > seq + 1:
+                    log.warning("feed %s skipped events %d-%d", key, seq + 1, event.seq - 1)
+                    async for missed in self._between(key, seq, event.seq - 1):
+                        seq = missed.seq
+                        yield missed
+                seq = event.seq
+                yield event
         finally:
             feed.subscribers.discard(subscriber)
             if not feed.subscribers and self._feeds.get(key) is feed:
@@ -89,8 +118,9 @@ class EventFeeds:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._poller
 
-    async def _history(self, key: Key, until_seq: int) -> AsyncIterator[EventNode]:
-        seq = 0
+    async def _between(self, key: Key, after_seq: int, until_seq: int) -> AsyncIterator[EventNode]:
+        """The thread's events after `after_seq` up to `until_seq`, read page by page."""
+        seq = after_seq
         while seq < until_seq:
             page = (await self._read([(key[0], key[1], seq)])).get(key, [])
             for event in page:
@@ -122,13 +152,15 @@ class EventFeeds:
 
     async def _poll_once(self) -> bool:
         """Deliver new events of every feed; True when some feed has more waiting."""
-        watched = [(ws, thread, feed.seq) for (ws, thread), feed in self._feeds.items()]
-        found = await self._read(watched, poll=True)
+        # The feed objects themselves, not their keys: a key's feed may be deleted and made
+        # anew during the read, and the new one must not get events past its position.
+        watched = list(self._feeds.items())
+        found = await self._read(
+            [(ws, thread, feed.seq) for (ws, thread), feed in watched], poll=True
+        )
         full = False
-        for key, events in found.items():
-            feed = self._feeds.get(key)
-            if feed is None:
-                continue  # its last subscriber left during the read
+        for key, feed in watched:
+            events = found.get(key, [])
             for event in events:
                 if event.seq <= feed.seq:
                     continue

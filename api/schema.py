@@ -514,17 +514,33 @@ def _attributes(value: object) -> dict[str, object] | None:
 
 @strawberry.type
 class Subscription:
-    @strawberry.subscription
+    @t.described(
+        "Every event of the thread from the first (or from the one after the event `after`), "
+        "then each new one as it commits: each once, in order, however other subscriptions "
+        "come and go. An `after` that is not an event of the thread is INVALID_INPUT.",
+        subscription=True,
+    )
     async def thread_events(
-        self, info: Info, thread_id: strawberry.ID
+        self, info: Info, thread_id: strawberry.ID, after: strawberry.ID | None = None
     ) -> AsyncGenerator[a.ThreadEvent, None]:
-        """The thread's events from the first, then each as it commits (read from Neo4j by
-        one poll per process, so any API process serves any subscriber)."""
+        """Read from Neo4j by one poll per process, so any API process serves any
+        subscriber; `after` lets a client that reconnects resume where it stopped."""
         context = info.context
         context.authorize(Scope.read)
         if await context.loaders.thread.load(thread_id) is None:
             raise not_found("thread", thread_id)
-        async for event in context.services.feeds.events(context.workspace, thread_id):
+        after_seq = 0
+        if after is not None:
+
+            async def position(tx: Tx) -> int | None:
+                return await repo.event_seq(tx, context.workspace, thread_id, after)
+
+            found = await context.store.read(position)
+            if found is None:
+                raise invalid(f"after: {after!r} is not an event of thread {thread_id!r}.")
+            after_seq = found
+        feeds = context.services.feeds
+        async for event in feeds.events(context.workspace, thread_id, after_seq):
             yield a.ThreadEvent.of(event)
 
 

@@ -27,10 +27,18 @@ N = TypeVar("N")
 W = TypeVar("W")
 
 
-def described(description: str, *, mutation: bool = False) -> Callable[[F], F]:
-    """`@strawberry.field(description=...)` (or mutation) with its type kept: Strawberry's
-    overload for that form is typed as returning Any."""
-    decorate = strawberry.mutation if mutation else strawberry.field
+def described(
+    description: str, *, mutation: bool = False, subscription: bool = False
+) -> Callable[[F], F]:
+    """`@strawberry.field(description=...)` (or mutation, or subscription) with its type
+    kept: Strawberry's overload for that form is typed as returning Any."""
+    decorate = (
+        strawberry.mutation
+        if mutation
+        else strawberry.subscription
+        if subscription
+        else strawberry.field
+    )
     return cast(Callable[[F], F], decorate(description=description))
 
 

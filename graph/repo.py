@@ -379,6 +379,12 @@ async def events_page(
     return [event_from(event) for event in row["events"]]
 
 
+async def event_seq(tx: Tx, workspace: str, thread_id: str, event_id: str) -> int | None:
+    """The position of `event_id` in the thread's log; None when it is not one of its events."""
+    row = await tx.row("event/position", workspace=workspace, threadId=thread_id, after=event_id)
+    return None if row is None else int(row["seq"])
+
+
 async def events_since(
     tx: Tx, feeds: Sequence[tuple[str, str, int]], first: int
 ) -> dict[tuple[str, str], list[EventNode]]:

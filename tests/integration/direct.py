@@ -5,8 +5,9 @@ from __future__ import annotations
 from api import receipts
 from api.commands import runs
 from api.commands.caller import Caller
+from graph import repo
 from graph.models import ThreadNode
-from graph.store import Store
+from graph.store import Store, Tx
 from resolvers.policy import StalenessPolicy
 from resolvers.providers import registry_from_toml
 
@@ -45,3 +46,16 @@ async def request_clean_context(store: Store, workspace: str, thread_id: str) ->
         str,
         lambda tx: runs.request_clean_context(tx, who, thread_id),
     )
+
+
+async def request_clean_contexts(store: Store, workspace: str, thread_id: str, count: int) -> None:
+    """`count` clean-context requests in one transaction: a long log written in one commit
+    instead of `count` (no receipt: they are not commands a client sent)."""
+    who = caller(workspace)
+
+    async def work(tx: Tx) -> None:
+        for _ in range(count):
+            written = await runs.request_clean_context(tx, who, thread_id)
+            await repo.apply(tx, workspace, written.plan)
+
+    await store.write(work)

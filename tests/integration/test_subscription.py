@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from api.event_feed import EventFeeds
+from graph import repo
 from graph.models import EventNode
 from graph.store import Store
 from tests.conftest import connect_test_store
@@ -61,4 +62,23 @@ async def test_a_late_subscriber_gets_the_whole_log_once(clean_store: Store) -> 
         await late.aclose()  # type: ignore[attr-defined]
     finally:
         await early.aclose()  # type: ignore[attr-defined]
+        await feeds.close()
+
+
+async def test_a_subscription_reads_what_its_feed_skipped(clean_store: Store) -> None:
+    # A feed should never skip an event; if one did, its subscribers would still get it:
+    # each checks the numbers of the events it is handed against the last one it had.
+    thread = (await create_thread(clean_store, "w", "t")).id
+    feeds = EventFeeds(clean_store, interval_s=0.05)
+    stream = feeds.events("w", thread)
+    try:
+        await take(stream, 1)
+        feeds._feeds[("w", thread)].seq += 2  # as if it had delivered the next two already
+        for _ in range(4):
+            await request_clean_context(clean_store, "w", thread)
+        got = [(await asyncio.wait_for(anext(stream), 10)).id for _ in range(4)]
+        log = await clean_store.read(lambda tx: repo.events_page(tx, "w", thread, None, 10))
+        assert log is not None and got == [event.id for event in log[1:]]
+    finally:
+        await stream.aclose()  # type: ignore[attr-defined]
         await feeds.close()
