@@ -36,9 +36,10 @@ async def finish(context: Context, outcome: StartOutcome, command_id: str | None
     results = await asyncio.gather(*(_summary(context, request) for request in asked))
     caller = context.caller
     answered = list(zip(asked, results, strict=True))
+    key = context.command_key(command_id)
 
     async def store(tx: Tx) -> StartOutcome:
-        return await summaries.store_summaries(tx, caller, outcome, answered, command_id)
+        return await summaries.store_summaries(tx, caller, outcome, answered, key)
 
     try:
         with deadline_in(context.settings.db_timeout_s):

@@ -15,6 +15,7 @@ from api.receipts import Written
 from api.services import Services
 from api.settings import Settings
 from graph.errors import ThreadlineError
+from graph.plan import CommandId
 from graph.store import Store, Tx
 from resolvers.as_of import Instant
 from resolvers.providers import ProviderRegistry
@@ -96,17 +97,23 @@ class Context:
         work: Callable[[Tx, Caller], Awaitable[Written[T]]],
     ) -> T:
         """Run a command and write its plan in one write transaction, at most once per
-        commandId."""
+        commandId (INVALID_INPUT for one that breaks the rule, before anything is done)."""
+        key = self.command_key(command_id)
         caller = self.caller
         return await receipts.run_once(
             self.store,
             self.workspace,
-            command_id,
+            key,
             mutation,
             args,
             result_type,
             lambda tx: work(tx, caller),
         )
+
+    def command_key(self, command_id: str | None) -> CommandId | None:
+        """A command's receipt id, checked (`receipts.command_key`): an id is a name the
+        client makes, so the bound on names is its bound."""
+        return receipts.command_key(command_id, self.settings.max_name_chars)
 
     async def examine(self, work: Callable[[Tx, Caller], Awaitable[T]]) -> T:
         """A dry run over a thread's state. The state statement can take the thread's lock,

@@ -3,7 +3,8 @@
 A receipt is written in the command's own transaction, so it exists exactly when
 the command's effects do. A duplicate that lost a race (constraint violation,
 or a CONFLICT because the first already changed the thread) reads the winner's
-receipt and answers with it.
+receipt and answers with it. A receipt answers only the mutation that wrote it, with
+the arguments it was written with; anything else that finds it is a CONFLICT.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from graph import repo
-from graph.errors import ThreadlineError, conflict
-from graph.plan import Receipt, WritePlan
-from graph.store import Store, Tx
+from graph.errors import ThreadlineError, conflict, invalid
+from graph.plan import CommandId, Receipt, WritePlan
+from graph.store import Row, Store, Tx
 
 T = TypeVar("T")
 
@@ -34,6 +35,25 @@ def _adapter(result_type: type[T]) -> TypeAdapter[T]:
     if found is None:
         found = _adapters[result_type] = TypeAdapter(result_type)
     return found
+
+
+def command_key(command_id: str | None, max_chars: int) -> CommandId | None:
+    """The id a command's receipt is written and found under; None: no receipt.
+
+    INVALID_INPUT, before anything is read or written, for an id that names no command of
+    its own: empty or only whitespace (clients send those as a placeholder, and any two
+    of them would share one receipt), or longer than `max_chars`.
+    """
+    if command_id is None:
+        return None
+    if not command_id.strip():
+        raise invalid(
+            f"commandId {command_id!r} is blank: send an id with at least one character "
+            "that is not whitespace, a new one for each command, or no commandId at all."
+        )
+    if len(command_id) > max_chars:
+        raise invalid(f"commandId is {len(command_id)} characters; the limit is {max_chars}.")
+    return CommandId(command_id)
 
 
 def args_hash(mutation: str, args: dict[str, Any]) -> str:
@@ -52,7 +72,7 @@ class Written(Generic[T]):
 async def run_once(
     store: Store,
     workspace: str,
-    command_id: str | None,
+    command_id: CommandId | None,
     mutation: str,
     args: dict[str, Any],
     result_type: type[T],
@@ -64,25 +84,30 @@ async def run_once(
     fails on its way (the thread has moved on, or the receipt's uniqueness refuses it),
     its transaction rolls back, and only then is the receipt read and its answer replayed.
     """
+    if command_id is None:
+
+        async def unreceipted(tx: Tx) -> T:
+            written = await work(tx)
+            await repo.apply(tx, workspace, written.plan)
+            return written.result
+
+        return await store.write(unreceipted)
+
     adapter = _adapter(result_type)
-    digest = args_hash(mutation, args) if command_id else ""
+    digest = args_hash(mutation, args)
 
     async def once(tx: Tx) -> T:
         written = await work(tx)
-        receipt = None
-        if command_id is not None:
-            receipt = Receipt(
-                commandId=command_id,
-                mutation=mutation,
-                argsHash=digest,
-                result=adapter.dump_json(written.result).decode(),
-                createdAt=datetime.now(UTC),
-            )
+        receipt = Receipt(
+            commandId=command_id,
+            mutation=mutation,
+            argsHash=digest,
+            result=adapter.dump_json(written.result).decode(),
+            createdAt=datetime.now(UTC),
+        )
         await repo.apply(tx, workspace, written.plan, receipt)
         return written.result
 
-    if command_id is None:
-        return await store.write(once)
     try:
         # Idempotent: a retry after a lost commit acknowledgement ends in the replay below.
         return await store.write(once, idempotent=True)
@@ -90,15 +115,39 @@ async def run_once(
         found = await store.read(lambda tx: repo.find_receipt(tx, workspace, command_id))
         if found is None:
             raise
-        if found["argsHash"] != digest:
-            raise conflict(
-                f"commandId {command_id!r} was already used for {found['mutation']} with "
-                "other arguments; use a new commandId."
-            ) from error
+        return _replayed(found, command_id, mutation, digest, adapter, error)
+
+
+def _replayed(
+    found: Row,
+    command_id: CommandId,
+    mutation: str,
+    digest: str,
+    adapter: TypeAdapter[T],
+    error: ThreadlineError,
+) -> T:
+    """The answer a receipt holds for a repeat of its own command; CONFLICT for any other."""
+    if found["mutation"] != mutation:
+        raise conflict(
+            f"commandId {command_id!r} was already used for {found['mutation']}, not "
+            f"{mutation}; use a new commandId."
+        ) from error
+    if found["argsHash"] != digest:
+        raise conflict(
+            f"commandId {command_id!r} was already used for {found['mutation']} with "
+            "other arguments; use a new commandId."
+        ) from error
+    try:
         return adapter.validate_json(found["result"])
+    except ValidationError as unreadable:
+        # Written by a version whose answer had another shape: nothing to replay from.
+        raise conflict(
+            f"commandId {command_id!r} was used for {mutation} before, but the answer "
+            "stored with it can no longer be read; use a new commandId."
+        ) from unreadable
 
 
-async def rewrite(tx: Tx, workspace: str, command_id: str, result: object) -> None:
+async def rewrite(tx: Tx, workspace: str, command_id: CommandId, result: object) -> None:
     """The receipt of a command answered in two transactions holds its final answer."""
     encoded = TypeAdapter(type(result)).dump_json(result).decode()
     await repo.rewrite_receipt(tx, workspace, command_id, encoded)

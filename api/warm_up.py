@@ -18,7 +18,7 @@ from api.commands.caller import Caller, new_id, utcnow
 from api.receipts import Written
 from graph import repo
 from graph.models import HistoryMode, RunItem, RunItemKind
-from graph.plan import Receipt
+from graph.plan import CommandId, Receipt
 from graph.store import Tx
 from resolvers.run_plans import StartOutcome
 from resolvers.start import StartRequest
@@ -66,7 +66,11 @@ async def _applied(tx: Tx, caller: Caller, mutation: str, command: Awaitable[Wri
     """A command's plan written as `receipts.run_once` writes it, with a receipt."""
     written = await command
     receipt = Receipt(
-        commandId=new_id("warm"), mutation=mutation, argsHash="", result="{}", createdAt=utcnow()
+        commandId=CommandId(new_id("warm")),
+        mutation=mutation,
+        argsHash="",
+        result="{}",
+        createdAt=utcnow(),
     )
     await repo.apply(tx, caller.workspace, written.plan, receipt)
     return written.result

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NewType
 
 from pydantic import Field
 
@@ -92,10 +92,16 @@ class NewEvent(Node):
     payload: dict[str, Any] | None = None
 
 
+# A commandId that passed the rule of `api.receipts.command_key`: never blank, bounded.
+# Receipt lookups take only this type, so a receipt stored under a blank id (as earlier
+# versions did) cannot be reached by any command.
+CommandId = NewType("CommandId", str)
+
+
 class Receipt(Node):
     """A command with a commandId: what it was and what it answered (JSON)."""
 
-    commandId: str
+    commandId: CommandId
     mutation: str
     argsHash: str
     result: str

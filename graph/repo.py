@@ -35,7 +35,7 @@ from graph.models import (
     ThreadState,
     TransferNode,
 )
-from graph.plan import Change, Receipt, WritePlan
+from graph.plan import Change, CommandId, Receipt, WritePlan
 from graph.ranges import Ranges
 from graph.store import Row, Tx
 
@@ -497,9 +497,9 @@ def _changes(
     return rows
 
 
-async def find_receipt(tx: Tx, workspace: str, command_id: str) -> Row | None:
+async def find_receipt(tx: Tx, workspace: str, command_id: CommandId) -> Row | None:
     return await tx.row("command/find", workspace=workspace, commandId=command_id)
 
 
-async def rewrite_receipt(tx: Tx, workspace: str, command_id: str, result: str) -> None:
+async def rewrite_receipt(tx: Tx, workspace: str, command_id: CommandId, result: str) -> None:
     await tx.rows("command/rewrite", workspace=workspace, commandId=command_id, result=result)

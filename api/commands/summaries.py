@@ -16,6 +16,7 @@ from api import receipts
 from api.commands.caller import Caller, locked
 from graph import repo
 from graph.models import HandoffNode, ThreadState
+from graph.plan import CommandId
 from graph.store import Tx
 from resolvers import summary_plans
 from resolvers.draft import Draft
@@ -26,7 +27,11 @@ Answered = Sequence[tuple[SummaryRequest, SummaryResult]]
 
 
 async def store_summaries(
-    tx: Tx, caller: Caller, outcome: StartOutcome, answered: Answered, command_id: str | None
+    tx: Tx,
+    caller: Caller,
+    outcome: StartOutcome,
+    answered: Answered,
+    command_id: CommandId | None,
 ) -> StartOutcome:
     state, _ = await locked(tx, caller, outcome.run.threadId)
     draft = caller.draft()
