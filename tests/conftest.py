@@ -109,11 +109,13 @@ class GraphQLClient:
 
 @asynccontextmanager
 async def make_app_client(
-    store: Store, settings: Settings | None = None
+    store: Store, settings: Settings | None = None, *, raise_app_exceptions: bool = True
 ) -> AsyncIterator[httpx.AsyncClient]:
-    """The app in-process, its lifespan running, on the test Neo4j."""
+    """The app in-process, its lifespan running, on the test Neo4j. Without
+    `raise_app_exceptions`, an exception that escapes the app is answered as a server
+    would answer it (HTTP 500) instead of raised in the test."""
     app = create_app(settings or Settings(), store=store)
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions)
     async with (
         app.router.lifespan_context(app),
         httpx.AsyncClient(transport=transport, base_url="http://test") as client,
