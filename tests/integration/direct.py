@@ -5,6 +5,7 @@ from __future__ import annotations
 from api import receipts
 from api.commands import runs
 from api.commands.caller import Caller
+from api.settings import Settings
 from graph import repo
 from graph.models import ThreadNode
 from graph.store import Store, Tx
@@ -27,7 +28,7 @@ async def create_thread(
     return await receipts.run_once(
         store,
         workspace,
-        command_id,
+        receipts.command_key(command_id, Settings().max_name_chars),
         "createThread",
         {"title": title, "id": ident},
         ThreadNode,
