@@ -25,20 +25,22 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET, UnsetType
 
-from api import collector, orphans, pages, warm_up
 from api.auth import TokenBook
+from api.commands import warm_up
 from api.commands.caller import Caller
-from api.configured_summarizer import ConfiguredSummarizer
-from api.context import Context, SocketState
-from api.errors import with_code
-from api.event_feed import EventFeeds
-from api.limits import BodyLimit
-from api.metrics import Metrics
-from api.requests import decode_json, refusal_response, refused_caller, unnamed_choice
-from api.schema import build_schema
+from api.commands.summarizer_client import ConfiguredSummarizer
+from api.graphql.context import Context, SocketState
+from api.graphql.errors import with_code
+from api.graphql.event_feed import EventFeeds
+from api.graphql.limits import BodyLimit
+from api.graphql.schema import build_schema
+from api.http import pages
+from api.http.metrics import Metrics
+from api.http.requests import decode_json, refusal_response, refused_caller, unnamed_choice
+from api.http.websockets import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
+from api.process import collector, orphans
 from api.services import Services, SocketSlots
 from api.settings import Settings
-from api.socket_transport import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
 from graph.errors import ThreadlineError
 from graph.store import Store
 from resolvers.providers import ProviderRegistry, registry_from_toml

@@ -6,8 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from api.auth import TokenBook
-from api.configured_summarizer import ConfiguredSummarizer
-from api.event_feed import EventFeeds
+from api.commands.summarizer_client import ConfiguredSummarizer
+from api.graphql.event_feed import EventFeeds
 from api.settings import Settings
 from graph.store import Store
 from resolvers.providers import ProviderRegistry

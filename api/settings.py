@@ -7,8 +7,8 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graph.local_neo4j import LocalNeo4j, Ports
 from graph.models import SummarySource
+from graph.runtime.local_neo4j import LocalNeo4j, Ports
 from resolvers.policy import StalenessPolicy
 from resolvers.summary_sources import SummaryPolicy
 
@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     max_query_depth: int = 15
     max_query_tokens: int = 5000
     max_aliases: int = 30
-    max_query_cost: int = Field(default=1_000_000, description="see api/cost.py")
+    max_query_cost: int = Field(default=1_000_000, description="see api/graphql/cost.py")
     max_page_size: int = 200
     max_text_chars: int = 100_000
     max_name_chars: int = 500

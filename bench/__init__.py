@@ -1,4 +1,4 @@
-"""Threadline's benchmark harness (issue 9): `python -m bench` or `threadline bench`.
+"""Threadline's benchmark harness: `python -m bench`.
 
 It measures the service from outside: GraphQL over real HTTP against a `threadline
 serve` process, beside raw-driver baselines on the same Neo4j, over data that a bulk

@@ -1,4 +1,4 @@
-"""`python -m bench` and `threadline bench`: one command, the same options."""
+"""`python -m bench`: the harness's one command and its options."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def bench(
     from bench.config import preset
     from bench.measure import stderr_log
     from bench.runner import RESULTS, Target, run, write_report
-    from graph.local_neo4j import LocalNeo4jError
+    from graph.runtime.local_neo4j import LocalNeo4jError
 
     try:
         config = replace(preset(scale, quick), seed=seed)

@@ -32,7 +32,7 @@ from bench.config import Config
 from bench.measure import Log
 from bench.records import Family
 from bench.results import Results, ScaleStep
-from graph.local_neo4j import LocalNeo4j
+from graph.runtime.local_neo4j import LocalNeo4j
 
 RESULTS = Path(__file__).parent / "RESULTS.md"
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from graph.local_neo4j import LocalNeo4j
+from graph.runtime.local_neo4j import LocalNeo4j
 
 # One query's database budget inside the served API. The default (5 s) is for users; the
 # harness measures latency and must not turn a slow answer on a busy machine into an error.

@@ -92,7 +92,7 @@ class NewEvent(Node):
     payload: dict[str, Any] | None = None
 
 
-# A commandId that passed the rule of `api.receipts.command_key`: never blank, bounded.
+# A commandId that passed the rule of `api.commands.receipts.command_key`: never blank, bounded.
 # Receipt lookups take only this type, so a receipt stored under a blank id (as earlier
 # versions did) cannot be reached by any command.
 CommandId = NewType("CommandId", str)

@@ -144,7 +144,7 @@ class Store:
         self._warming: asyncio.Task[None] | None = None
         self.warm = False  # every served statement has been planned since Neo4j last started
         self.round_trips = 0
-        # Commands rehearsed at warm-up, rolled back (api/warm_up.py).
+        # Commands rehearsed at warm-up, rolled back (api/commands/warm_up.py).
         self.rehearsal: Callable[[Tx], Awaitable[None]] | None = None
         self._warmed_once = False
 

@@ -19,7 +19,7 @@ import pytest
 from api.app import create_app
 from api.settings import Settings, test_neo4j
 from graph import queries
-from graph.local_neo4j import LocalNeo4j
+from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
 
 TEST_URI_ENV = "THREADLINE_TEST_NEO4J_URI"

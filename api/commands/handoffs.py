@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api.commands.caller import Caller, decided, locked
-from api.receipts import Written
+from api.commands.receipts import Written
 from graph import repo
 from graph.errors import not_found
 from graph.models import HandoffNode, ThreadState, TransferNode

@@ -5,8 +5,8 @@ the child and the parent together, in the one order every command follows
 from __future__ import annotations
 
 from api.commands.caller import Caller, decided, locked
+from api.commands.receipts import Written
 from api.commands.runs import run_in_progress
-from api.receipts import Written
 from graph import repo
 from graph.errors import invalid, not_found
 from graph.models import RunNode, ThreadNode, ThreadState, TransferNode

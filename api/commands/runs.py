@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from api.commands.caller import Caller, cached_summaries, decided, locked
-from api.receipts import Written
+from api.commands.receipts import Written
 from graph import repo
 from graph.errors import conflict, not_found
 from graph.models import (

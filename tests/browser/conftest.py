@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from api.demo import DemoFamily, seed_demo
+from api.cli.demo import DemoFamily, seed_demo
 from graph.store import Store
 from tests.conftest import GraphQLClient, serve, wipe
 

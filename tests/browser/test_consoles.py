@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.async_api import Page, Route
 
-from graph.local_neo4j import LocalNeo4j
+from graph.runtime.local_neo4j import LocalNeo4j
 from tests.browser.conftest import Demo, Secured, Tab, host_of
 
 

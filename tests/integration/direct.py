@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from api import receipts
-from api.commands import runs
+from api.commands import receipts, runs
 from api.commands.caller import Caller
 from api.settings import Settings
 from graph import repo

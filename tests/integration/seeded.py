@@ -11,10 +11,10 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from api.demo import DemoFamily, seed_demo
-from api.demo_client import DemoClient
+from api.cli.demo import DemoFamily, seed_demo
+from api.cli.demo_client import DemoClient
 from api.settings import Settings
-from graph import readonly
+from graph.console import readonly
 from graph.store import Store
 from tests.conftest import GraphQLClient, make_app_client, wipe
 from tests.integration.family import Family

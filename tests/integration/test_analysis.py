@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from api import demo_runs as spec
-from graph import analysis, readonly
+from api.cli import demo_runs as spec
+from graph.console import analysis, readonly
 from graph.store import Store
 from tests.integration.family import HISTORY, Family, at
 from tests.integration.seeded import Seeded, read_only_graph, seeded_demo

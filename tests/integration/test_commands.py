@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pydantic import TypeAdapter
 
 from api.auth import OPEN_WORKSPACE
-from api.receipts import args_hash
+from api.commands.receipts import args_hash
 from graph import repo
 from graph.models import ThreadNode
 from graph.plan import CommandId, Receipt, WritePlan

@@ -16,11 +16,10 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from api import receipts
-from api.commands import runs
+from api.commands import receipts, runs
 from api.commands.caller import Caller
 from api.settings import Settings
-from graph import analysis, readonly
+from graph.console import analysis, readonly
 from graph.models import SummarySource
 from graph.store import Store
 from resolvers.policy import StalenessPolicy

@@ -13,7 +13,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from api.cli import app
-from graph import analysis, readonly
+from graph.console import analysis, readonly
 from graph.store import Store, Tx
 from tests.integration.seeded import Seeded, read_only_graph, seeded_demo
 from tests.integration.test_demo import cli_env

@@ -10,9 +10,9 @@ from typing import Any
 from click.testing import Result
 from typer.testing import CliRunner
 
-from api import demo_runs as spec
 from api.cli import app
-from api.demo import seed_demo
+from api.cli import demo_runs as spec
+from api.cli.demo import seed_demo
 from graph.store import Store, Tx
 from tests.conftest import GraphQLClient
 from tests.integration.family import Family

@@ -176,8 +176,8 @@ async def test_export_stays_in_its_workspace(seeded: Seeded, neo4j_uri: str) -> 
 
 
 def test_labels_with_quotes_and_markup_stay_parseable() -> None:
-    from api.export import FamilyExport, ThreadView
-    from api.export_formats import to_dot, to_mermaid
+    from api.cli.export import FamilyExport, ThreadView
+    from api.cli.export_formats import to_dot, to_mermaid
 
     title = 'say "hi" <b>#1</b> \\ done'
     family = FamilyExport("w", "t", "t", [ThreadView("t", title, None, None, 0, [])], [], [])

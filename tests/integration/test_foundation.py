@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
-from api import collector
-from api.schema import build_schema
+from api.graphql.schema import build_schema
+from api.process import collector
 from api.settings import Settings
 from graph.store import Store, Tx
 from tests.conftest import GraphQLClient
@@ -34,7 +34,7 @@ async def test_unknown_thread_is_null(gql: GraphQLClient) -> None:
 
 
 async def test_the_app_serves_with_its_start_up_objects_frozen(gql: GraphQLClient) -> None:
-    """api/collector.py: the lifespan freezes what start-up built and collects the young
+    """api/process/collector.py: the lifespan freezes what start-up built and collects the young
     generation less often (the test's own settings come back when it ends, test_collector)."""
     await gql('mutation { createThread(title: "gc") { id } }')
     assert gc.get_freeze_count() > 0

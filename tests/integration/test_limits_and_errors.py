@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import strawberry
 
-from api.errors import CodedErrors
+from api.graphql.errors import CodedErrors
 from api.settings import Settings
 from graph.store import Store, Tx
 from tests.conftest import GraphQLClient, make_app_client

@@ -25,7 +25,7 @@ from neo4j import GraphDatabase
 
 from api.settings import Settings
 from api.settings import test_neo4j as managed_test_server  # not collected as a test
-from graph.local_neo4j import LocalNeo4j, LocalNeo4jError, Ports
+from graph.runtime.local_neo4j import LocalNeo4j, LocalNeo4jError, Ports
 from graph.runtime.ports import free_ports
 from tests.integration.managed import cli, parent_of, ready, wait_for
 

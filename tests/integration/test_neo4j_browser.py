@@ -7,7 +7,7 @@ import os
 import httpx
 import pytest
 
-from graph.local_neo4j import LocalNeo4j
+from graph.runtime.local_neo4j import LocalNeo4j
 
 HTTP_URL_ENV = "THREADLINE_TEST_NEO4J_HTTP_URL"
 

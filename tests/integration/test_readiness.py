@@ -7,7 +7,7 @@ import asyncio
 import httpx
 import pytest
 
-from graph.local_neo4j import LocalNeo4j
+from graph.runtime.local_neo4j import LocalNeo4j
 
 
 async def test_readyz_follows_neo4j_without_restarting_the_api(

@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis_graphql import from_schema, nodes
 
-from api.demo import seed_demo
+from api.cli.demo import seed_demo
 from graph.errors import ErrorCode
 from graph.store import Store
 from tests.conftest import GraphQLClient, make_app_client

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from api.event_feed import EventFeeds
+from api.graphql.event_feed import EventFeeds
 from graph import repo
 from graph.models import EventNode
 from graph.store import Store

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph import analysis
+from graph.console import analysis
 
 QUERY = """// description: Threads per day.
 // param workspace: string — the workspace to read

@@ -5,7 +5,7 @@ import gc
 
 import pytest
 
-from api import collector
+from api.process import collector
 
 
 def test_settled_freezes_what_exists_and_restores_the_collector_after() -> None:

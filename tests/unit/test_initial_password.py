@@ -3,7 +3,7 @@ earlier URL-safe token began with `-` about once in 64 starts and was read as an
 
 import string
 
-from graph.local_neo4j import initial_password
+from graph.runtime.local_neo4j import initial_password
 
 
 def test_initial_passwords_are_long_hex_never_an_option() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.configured_summarizer import chat_completions_url
+from api.commands.summarizer_client import chat_completions_url
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import (
     HandoffKind,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from graphql import OperationDefinitionNode, parse, validate
 
-from api.cost import QueryCost
-from api.pages import STATIC
-from api.schema import build_schema
+from api.graphql.cost import QueryCost
+from api.graphql.schema import build_schema
+from api.http.pages import STATIC
 from api.settings import Settings
 
 VENDOR = STATIC / "vendor"

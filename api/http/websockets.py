@@ -18,8 +18,8 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     SubscribeMessage,
 )
 
-from api.context import Context
-from api.errors import with_code
+from api.graphql.context import Context
+from api.graphql.errors import with_code
 from graph.errors import ErrorCode
 
 # The websocket's context, kept on its ASGI state so the close frame can tell why a

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from api.export import FamilyExport, LineageEdge, ProviderThreadView, ThreadView
+from api.cli.export import FamilyExport, LineageEdge, ProviderThreadView, ThreadView
 
 GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
 Attrs = dict[str, str | int]

@@ -1,5 +1,5 @@
 """GraphQL object types of the graph's nodes, each backed by a graph model; what operations
-answer around them (plans, events, pages, lineage) is in api/answers.py."""
+answer around them (plans, events, pages, lineage) is in api/graphql/answers.py."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any, TypeVar, cast
 import strawberry
 from strawberry.scalars import JSON
 
-from api.context import Context
-from api.loaders import Loaders
+from api.graphql.context import Context
+from api.graphql.loaders import Loaders
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges

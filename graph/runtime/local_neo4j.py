@@ -33,9 +33,8 @@ from typing import NamedTuple
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
-from graph import neo4j_browser
+from graph.runtime import neo4j_browser, process
 from graph.runtime import ports as net
-from graph.runtime import process
 
 NEO4J_VERSION = "5.26.30"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
@@ -325,7 +324,7 @@ class LocalNeo4j:
         """Download the server jars once into the shared lib folder (Maven, ~/.m2 cache).
 
         Neo4j Browser's jar is then swapped for a copy that requests nothing from other hosts
-        (derived once, see graph/neo4j_browser.py).
+        (derived once, see graph/runtime/neo4j_browser.py).
         """
         self._fetch_maven_jars()
         try:
@@ -467,4 +466,4 @@ class LocalNeo4j:
 
 
 def _resource(name: str) -> str:
-    return resources.files("graph").joinpath("runtime", name).read_text()
+    return resources.files("graph.runtime").joinpath(name).read_text()

@@ -1,4 +1,4 @@
-"""GraphQL types of what operations answer around the graph's nodes (api/types.py): start
+"""GraphQL types of what operations answer around the graph's nodes (api/graphql/types.py): start
 resolutions and plans, summarization requests, merge-back plans, events, pages of
 threads, rollback results and lineage."""
 
@@ -9,7 +9,7 @@ from datetime import datetime
 import strawberry
 from strawberry.scalars import JSON
 
-from api.types import (
+from api.graphql.types import (
     ContextHandoff,
     ContextTransfer,
     HandoffStrategy,

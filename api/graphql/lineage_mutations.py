@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import strawberry
 
-from api import types as t
 from api.commands import lineage
+from api.graphql import types as t
 from graph.models import ThreadNode, TransferNode
 
 Info = t.Info

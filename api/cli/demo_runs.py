@@ -1,6 +1,6 @@
 """What the demo's runs report: the items and checkpoints a coding agent would send.
 
-Plain data for `api/demo.py`. The story: a checkout service charges customers twice
+Plain data for `api/cli/demo.py`. The story: a checkout service charges customers twice
 when a payment is retried; the family fixes it, explores alternatives and ports it.
 """
 

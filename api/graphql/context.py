@@ -6,12 +6,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from api import receipts
 from api.auth import Principal
 from api.auth import Scope as Access
+from api.commands import configured_summaries, receipts
 from api.commands.caller import Caller
-from api.loaders import Loaders
-from api.receipts import Written
+from api.commands.receipts import Written
+from api.graphql.loaders import Loaders
 from api.services import Services
 from api.settings import Settings
 from graph.errors import ThreadlineError
@@ -19,6 +19,7 @@ from graph.plan import CommandId
 from graph.store import Store, Tx
 from resolvers.as_of import Instant
 from resolvers.providers import ProviderRegistry
+from resolvers.run_plans import StartOutcome
 
 T = TypeVar("T")
 
@@ -114,6 +115,18 @@ class Context:
         """A command's receipt id, checked (`receipts.command_key`): an id is a name the
         client makes, so the bound on names is its bound."""
         return receipts.command_key(command_id, self.settings.max_name_chars)
+
+    async def finish_summaries(self, outcome: StartOutcome, command_id: str | None) -> StartOutcome:
+        """A start's configured summaries, fetched outside any transaction and stored in a
+        second one (`api.commands.configured_summaries`); `outcome` as it is without any."""
+        return await configured_summaries.finish(
+            self.store,
+            self.caller,
+            self.services.summarizer,
+            outcome,
+            self.command_key(command_id),
+            self.settings.db_timeout_s,
+        )
 
     async def examine(self, work: Callable[[Tx, Caller], Awaitable[T]]) -> T:
         """A dry run over a thread's state. The state statement can take the thread's lock,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from api import answers as a
-from api import types as t
+from api.graphql import answers as a
+from api.graphql import types as t
 from graph import models
 from resolvers.as_of import Instant
 

@@ -1,8 +1,8 @@
 """The rules every operation passes, as one Strawberry extension with one hook per phase.
 
-Each rule lives with its subject: the deadline and input sizes in api/limits.py, the
-token in api/access.py, subscriptions over HTTP in api/requests.py, the cost in
-api/cost.py. Strawberry enters a context manager for every extension and hook on every
+Each rule lives with its subject: the deadline and input sizes in api/graphql/limits.py, the
+token in api/graphql/access.py, subscriptions over HTTP in api/http/requests.py, the cost in
+api/graphql/cost.py. Strawberry enters a context manager for every extension and hook on every
 request, so the rules share one extension rather than having one each: under load that
 was a few percent of the API's CPU (docs/SCALING.md).
 """
@@ -15,10 +15,10 @@ from typing import Any
 from graphql import GraphQLResolveInfo
 from strawberry.extensions import SchemaExtension
 
-from api.access import authorize, require_token
-from api.cost import refuse_over_cost
-from api.limits import check_root_arguments, operation_deadline
-from api.requests import refuse_subscription_over_http
+from api.graphql.access import authorize, require_token
+from api.graphql.cost import refuse_over_cost
+from api.graphql.limits import check_root_arguments, operation_deadline
+from api.http.requests import refuse_subscription_over_http
 from api.settings import Settings
 
 

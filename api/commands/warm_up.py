@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from api.commands import runs
 from api.commands.caller import Caller, new_id, utcnow
-from api.receipts import Written
+from api.commands.receipts import Written
 from graph import repo
 from graph.models import HistoryMode, RunItem, RunItemKind
 from graph.plan import CommandId, Receipt

@@ -107,8 +107,8 @@ def derive(source: Path, target: Path) -> None:
     ]
     if unmatched:
         raise BrowserJarError(
-            f"{source} is not the Neo4j Browser that graph/neo4j_browser.py edits (each text "
-            f"once): found {'; '.join(unmatched)}. Update EDITS for this version."
+            f"{source} is not the Neo4j Browser that graph/runtime/neo4j_browser.py edits "
+            f"(each text once): found {'; '.join(unmatched)}. Update EDITS for this version."
         )
 
 

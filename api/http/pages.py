@@ -1,6 +1,6 @@
 """The browser pages: GraphiQL (GET /graphql), the lineage page (/lineage) and /static.
 
-Everything they load is in `api/static/`, shipped inside the package: the pages' own
+Everything they load is in `api/http/static/`, shipped inside the package: the pages' own
 scripts and the web assets vendored from the npm registry (`static/vendor/manifest.json`).
 Their Content-Security-Policy allows this origin only, so a page cannot reach another host
 even if a vendored file tried to.

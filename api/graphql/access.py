@@ -1,5 +1,5 @@
 """Every operation is checked against the caller's token: that it holds a valid one before
-the document is validated, and its scope before anything runs (called by api/guards.py)."""
+the document is validated, and its scope before anything runs (called by api/graphql/guards.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
 from api.auth import Scope
-from api.context import Context
+from api.graphql.context import Context
 
 NEEDED = {
     OperationType.QUERY: Scope.read,

@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from api import demo_runs as spec
-from api.demo_runs import RunSpec
+from api.cli import demo_runs as spec
+from api.cli.demo_runs import RunSpec
 
 START = """
 mutation($threadId: ID!, $provider: String!, $input: String!, $runtimeMode: String) {

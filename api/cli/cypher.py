@@ -8,11 +8,11 @@ from typing import Any, NoReturn
 
 import typer
 
-from api.output import OutputFormat, render
+from api.cli.output import OutputFormat, render
+from api.cli.target import neo4j_target, quiet_driver_notifications
 from api.settings import Settings
-from api.target import neo4j_target, quiet_driver_notifications
-from graph import analysis, readonly
-from graph.local_neo4j import LocalNeo4jError
+from graph.console import analysis, readonly
+from graph.runtime.local_neo4j import LocalNeo4jError
 
 cypher_app = typer.Typer(
     help="Read-only Cypher: the ready-made analysis queries and ad-hoc ones.",

@@ -1,7 +1,7 @@
 """A thread family as plain data for `threadline export`: lineage and coverage.
 
 Read in one read transaction through `cypher/export/family.cypher`; the formats that
-write it are in `api/export_formats.py`.
+write it are in `api/cli/export_formats.py`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from graph import queries
-from graph.readonly import ReadOnlyGraph
+from graph.console.readonly import ReadOnlyGraph
 
 
 @dataclass(frozen=True)

@@ -22,15 +22,15 @@ from strawberry.scalars import JSON
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from api import answers as a
-from api import configured, past
-from api import types as t
 from api.auth import Scope
 from api.commands import handoffs, lineage, runs
 from api.commands.caller import Caller
-from api.errors import CodedErrors
-from api.guards import guards_extension
-from api.lineage_mutations import LineageMutation
+from api.graphql import answers as a
+from api.graphql import past
+from api.graphql import types as t
+from api.graphql.errors import CodedErrors
+from api.graphql.guards import guards_extension
+from api.graphql.lineage_mutations import LineageMutation
 from api.settings import Settings
 from graph import models, repo
 from graph.errors import invalid, not_found
@@ -317,7 +317,7 @@ class Mutation:
             StartOutcome,
             lambda tx, caller: runs.start_run(tx, caller, thread_id, request, source),
         )
-        outcome = await configured.finish(info.context, outcome, command_id)
+        outcome = await info.context.finish_summaries(outcome, command_id)
         info.context.loaders.clear()
         return _resolution(outcome)
 
@@ -365,7 +365,7 @@ class Mutation:
             StartOutcome,
             lambda tx, caller: runs.report_start_failure(tx, caller, run_id, reason, source),
         )
-        outcome = await configured.finish(info.context, outcome, command_id)
+        outcome = await info.context.finish_summaries(outcome, command_id)
         info.context.loaders.clear()
         return _resolution(outcome)
 
@@ -549,7 +549,7 @@ class ThreadlineSchema(strawberry.Schema):
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
         """Log nothing here: a client's error is its own business, and an internal one is
-        logged once, with its trace and correlation id, where it is masked (api.errors)."""
+        logged once, with its trace and correlation id, where it is masked (api.graphql.errors)."""
 
 
 def build_schema(

@@ -8,7 +8,7 @@ import json
 from enum import StrEnum
 from typing import Any
 
-from graph.readonly import Table
+from graph.console.readonly import Table
 
 MAX_CELL = 80  # wider cells are cut in the text table only; JSON and CSV keep everything
 

@@ -1,0 +1,5 @@
+"""`python -m api.cli`: the `threadline` console."""
+
+from api.cli.main import app
+
+app()

@@ -1,0 +1,117 @@
+"""`threadline`: serve the API, migrate the schema, manage the local Neo4j, query and
+export the graph, seed a demo, make tokens."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from api.auth import OPEN_WORKSPACE
+from api.cli import serve, tokens
+from api.cli.cypher import cypher_app
+from api.cli.export_formats import ExportFormat
+from api.cli.managed_neo4j import neo4j_app
+from api.settings import Settings
+from graph.runtime.local_neo4j import LocalNeo4jError
+
+if TYPE_CHECKING:
+    from api.cli.demo import DemoFamily
+
+app = typer.Typer(help="Threadline: lineage and context transfer for coding-agent threads.")
+app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(cypher_app, name="cypher")
+app.command()(serve.serve)
+app.command()(serve.migrate)
+app.command("new-token")(tokens.new_token)
+
+
+@app.command()
+def demo(
+    workspace: str = typer.Option("default", help="The workspace to seed."),
+    url: str | None = typer.Option(
+        None, help="Seed a running Threadline at this base URL instead of in-process."
+    ),
+    token: str | None = typer.Option(
+        None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."
+    ),
+) -> None:
+    """Seed a realistic thread family through the GraphQL API; print its /lineage URL."""
+    from api.cli.demo import seed_demo
+    from api.cli.demo_client import DemoError, in_process, remote
+    from api.cli.target import quiet_driver_notifications
+
+    settings = Settings()
+    quiet_driver_notifications()
+
+    async def seed() -> DemoFamily:
+        client = remote(url, token) if url else in_process(settings, workspace)
+        async with client as gql:
+            return await seed_demo(gql)
+
+    try:
+        family = asyncio.run(seed())
+    except (DemoError, LocalNeo4jError, OSError) as error:
+        typer.echo(f"The demo could not be seeded: {error}", err=True)
+        raise typer.Exit(1) from error
+    for role, thread_id in family.threads.items():
+        typer.echo(f"{role:<16} {thread_id}")
+    base = url.rstrip("/") if url else f"http://{_browsable(settings.host)}:{settings.port}"
+    typer.echo(f"\nOpen {base}/lineage?thread={family.root}")
+    if not url:
+        typer.echo("(with `threadline serve` running)")
+    if workspace != OPEN_WORKSPACE and not url:
+        typer.echo(f"The page shows workspace {workspace!r} to a token of that workspace.")
+
+
+def _browsable(host: str) -> str:
+    """A bind-all address is not one a browser can open; the loopback one is."""
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+
+
+EXPORT_FORMAT = typer.Option(
+    ExportFormat.json, "--format", "-f", help="json, graphml, mermaid or dot."
+)
+EXPORT_OUTPUT = typer.Option(None, "--output", "-o", help="File to write (default stdout).")
+
+
+@app.command("export")
+def export_family(
+    thread_id: str = typer.Argument(..., help="Any thread of the family."),
+    workspace: str = typer.Option("default", help="The thread's workspace."),
+    fmt: ExportFormat = EXPORT_FORMAT,
+    output: Path | None = EXPORT_OUTPUT,
+) -> None:
+    """Write a thread family's lineage and coverage (read-only, from Neo4j)."""
+    from api.cli.export import load_family
+    from api.cli.export_formats import render
+    from api.cli.target import neo4j_target, quiet_driver_notifications
+    from graph.console import readonly
+
+    quiet_driver_notifications()
+    try:
+        target = neo4j_target(Settings(), announce=lambda line: typer.echo(line, err=True))
+        with readonly.connect(target.uri, target.auth, target.database) as graph:
+            family = load_family(graph, thread_id, workspace)
+    except (readonly.ConsoleError, LocalNeo4jError) as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(1) from error
+    if family is None:
+        typer.echo(f"No thread {thread_id!r} in workspace {workspace!r}.", err=True)
+        raise typer.Exit(1)
+    text = render(family, fmt)
+    if output is None:
+        typer.echo(text)
+    else:
+        output.write_text(text + "\n")
+        typer.echo(f"wrote {fmt.value} of {len(family.threads)} threads to {output}", err=True)
+
+
+@app.command("export-schema")
+def export_schema() -> None:
+    """Print the GraphQL SDL the code serves (kept in schema.graphql)."""
+    from api.graphql.schema import build_schema
+
+    typer.echo(build_schema(Settings()).as_str())

@@ -1,0 +1,75 @@
+"""`threadline neo4j start|stop|status|uri`: the managed local Neo4j (no Docker needed)."""
+
+from __future__ import annotations
+
+import typer
+
+from api.cli.checked import settings
+from api.settings import test_neo4j
+from graph.runtime.local_neo4j import LocalNeo4j, LocalNeo4jError
+
+neo4j_app = typer.Typer(help="The managed local Neo4j (no Docker needed).")
+
+
+def _instance(test: bool) -> LocalNeo4j:
+    found = settings()
+    if test:
+        return test_neo4j(found.home, found.test_neo4j_bolt_port, found.test_neo4j_http_port)
+    return found.local_neo4j()
+
+
+def start(instance: LocalNeo4j) -> None:
+    """Start the managed Neo4j, or exit with its one-line reason (and log tail)."""
+    try:
+        instance.start(notify=lambda line: typer.echo(line, err=True))
+    except LocalNeo4jError as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(1) from error
+
+
+TEST_OPTION = typer.Option(False, "--test", help="The throwaway test server.")
+
+
+@neo4j_app.command("start")
+def neo4j_start(test: bool = TEST_OPTION) -> None:
+    """Fetch (once) and start Neo4j; returns when it answers queries."""
+    instance = _instance(test)
+    start(instance)
+    typer.echo(f"Neo4j is up at {instance.uri} (data in {instance.home})")
+
+
+@neo4j_app.command("stop")
+def neo4j_stop(test: bool = TEST_OPTION) -> None:
+    """Stop the managed Neo4j."""
+    stopped = _instance(test).stop()
+    typer.echo("Neo4j stopped" if stopped else "Neo4j was not running")
+
+
+@neo4j_app.command("status")
+def neo4j_status(test: bool = TEST_OPTION) -> None:
+    """Running (exit 0), exited and how (exit 4), or not started (exit 3)."""
+    instance = _instance(test)
+    start_hint = f"start it with `threadline neo4j start{' --test' if test else ''}`"
+    pid = instance.running_pid()
+    if pid is not None:
+        typer.echo(f"running (pid {pid}) at {instance.uri}, {_answers(instance)}")
+        return
+    exit_status = instance.exit_status()
+    if exit_status is not None:
+        typer.echo(f"{exit_status} — {start_hint}")
+        raise typer.Exit(4)
+    typer.echo(f"not started — {start_hint}")
+    raise typer.Exit(3)
+
+
+def _answers(instance: LocalNeo4j) -> str:
+    try:
+        return "answers" if instance.answers() else "does not answer yet"
+    except LocalNeo4jError as error:
+        return str(error)
+
+
+@neo4j_app.command("uri")
+def neo4j_uri(test: bool = TEST_OPTION) -> None:
+    """Print the Bolt URI the managed Neo4j listens on (or will, at its next start)."""
+    typer.echo(_instance(test).uri)
