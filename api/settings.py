@@ -9,8 +9,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.models import SummarySource
 from graph.runtime.local_neo4j import LocalNeo4j, Ports
-from resolvers.policy import StalenessPolicy
-from resolvers.summary_sources import SummaryPolicy
+from resolvers.handoffs.sources import SummaryPolicy
+from resolvers.start.staleness import StalenessPolicy
 
 
 class Settings(BaseSettings):
@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     graphiql: bool = True
     production: bool = Field(default=False, description="no GraphiQL, no introspection")
     # Staleness thresholds (SEMANTICS "Staleness signals").
-    # Defaults are the policy's own (resolvers/policy.py), written there once.
+    # Defaults are the policy's own (resolvers/start/staleness.py), written there once.
     max_off_provider_runs: int = StalenessPolicy().max_off_provider_runs
     max_chained_handoffs: int = StalenessPolicy().max_chained_handoffs
     max_delta_chain: int = StalenessPolicy().max_delta_chain

@@ -49,7 +49,7 @@ from graph.models import (
     RunStatus,
 )
 from graph.ranges import Ranges
-from resolvers.summarizer import digest_of
+from resolvers.handoffs.summarizer import digest_of
 
 Row = dict[str, Any]
 
@@ -150,7 +150,7 @@ def _run_history(run: RunRecord) -> list[str]:
 
 
 def digest(run: RunRecord) -> RunDigest:
-    """What the service keeps for summaries when a run ends (resolvers.summarizer); a run
+    """What the service keeps for summaries when a run ends (resolvers.handoffs.summarizer); a run
     rolled back since keeps the digest of how it ended."""
     checkpoint = run.checkpoint
     ended = run.status

@@ -1,4 +1,4 @@
-"""Summary build time: `resolvers.summarizer.summarize` over a 1,000-run thread, in-process.
+"""Summary build time: `resolvers.handoffs.summarizer.summarize` over a 1,000-run thread.
 
 The summarizer is a pure function of the runs' digests (what the service keeps when a run
 ends), so it is timed on its own, on digests of `RunNode` models built from the same
@@ -15,7 +15,7 @@ from bench import content
 from bench.client import provider_at
 from bench.results import Stat
 from graph.models import CheckpointNode, FileDiffStat, RunItem, RunNode, RunStatus
-from resolvers.summarizer import digest_of, summarize
+from resolvers.handoffs.summarizer import digest_of, summarize
 
 MAX_TOKENS = 32000
 

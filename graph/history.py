@@ -7,7 +7,7 @@ the change (`graph.repo.apply`, `cypher/plan/apply.cypher`), in the same stateme
 only when a tracked value really changes, so a history stays as short as the node's
 status changes are few. Fields that change on every run (a provider thread's native
 runs and last use, a thread's latest ordinal and rolled-back runs) are not kept here:
-they follow from the runs' histories (`resolvers/as_of.py`).
+they follow from the runs' histories (`resolvers/past/as_of.py`).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class Versioned(Generic[N]):
 @dataclass(frozen=True)
 class Timeline:
     """Everything a thread's state is made of, each node with its history: enough to
-    rebuild the state at any past instant (`resolvers/as_of.py`)."""
+    rebuild the state at any past instant (`resolvers/past/as_of.py`)."""
 
     thread: Versioned[ThreadNode]
     runs: tuple[Versioned[RunNode], ...]

@@ -9,57 +9,101 @@ the plan names, property values are the plan's.
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any, NewType
 
-from pydantic import Field
+from pydantic import Field, SerializeAsAny
 
+from graph.events import EventType, Payload
 from graph.models import (
     CheckpointNode,
     HandoffNode,
+    HandoffSection,
+    HandoffStatus,
+    HistoryMode,
     Node,
+    ProviderAction,
     ProviderThreadNode,
+    ProviderThreadStatus,
+    ResolutionStrategy,
+    RunDigest,
     RunItem,
     RunNode,
+    RunStatus,
+    StalenessSignal,
+    StartStrategy,
+    SummarySource,
     ThreadNode,
     TransferNode,
+    TransferStatus,
 )
 
 
-class EventType(StrEnum):
-    """Every kind of ThreadEvent (docs/MODEL.md lists them with their payloads)."""
-
-    THREAD_CREATED = "thread.created"
-    THREAD_FORKED = "thread.forked"
-    THREAD_CLEAN_CONTEXT_REQUESTED = "thread.cleanContextRequested"
-    THREAD_ROLLED_BACK = "thread.rolledBack"
-    RUN_STARTED = "run.started"
-    RUN_START_FAILED = "run.startFailed"
-    RUN_RESTARTED = "run.restarted"
-    RUN_COMPLETED = "run.completed"
-    RUN_FAILED = "run.failed"
-    PROVIDER_THREAD_CREATED = "providerThread.created"
-    PROVIDER_THREAD_ATTACHED = "providerThread.attached"
-    PROVIDER_THREAD_STATUS = "providerThread.status"
-    HANDOFF_CREATED = "handoff.created"
-    HANDOFF_REGENERATED = "handoff.regenerated"
-    HANDOFF_SUBMITTED = "handoff.submitted"
-    HANDOFF_SUPERSEDED = "handoff.superseded"
-    HANDOFF_SUMMARIZED = "handoff.summarized"
-    HANDOFF_FAILED = "handoff.failed"
-    TRANSFER_CREATED = "transfer.created"
-    TRANSFER_RESOLVED = "transfer.resolved"
-    TRANSFER_CONSUMED = "transfer.consumed"
-    TRANSFER_SUPERSEDED = "transfer.superseded"
-    SUBAGENT_SPAWNED = "subagent.spawned"
-    SUBAGENT_RECORDED = "subagent.recorded"
-
-
-class Change(Node):
-    """New values of some properties of the node with this id."""
+class NodeChange(Node):
+    """New values of some properties of the node with this id: only the fields a change
+    sets are written (a field set to None writes nothing). One typed model per kind of
+    node, so a misspelt property is a type error, not a silent new property."""
 
     id: str
-    props: dict[str, Any]
+
+    @property
+    def props(self) -> dict[str, Any]:
+        """The properties this change sets, as values (not dumped: nested models stay)."""
+        return {name: getattr(self, name) for name in self.model_fields_set if name != "id"}
+
+
+class ThreadChange(NodeChange):
+    cleanContextRequested: bool | None = None
+    lastOrdinal: int | None = None
+    rolledBack: list[int] | None = None  # flattened Ranges
+
+
+class RunChange(NodeChange):
+    status: RunStatus | None = None
+    providerThreadId: str | None = None
+    deltaChain: int | None = None
+    startStrategy: StartStrategy | None = None
+    providerAction: ProviderAction | None = None
+    rolledBackTo: int | None = None
+    nativeTurnRef: str | None = None
+    failureReason: str | None = None
+    completedAt: datetime | None = None
+    digest: RunDigest | None = None
+
+
+class ProviderThreadChange(NodeChange):
+    status: ProviderThreadStatus | None = None
+    staleSignals: list[StalenessSignal] | None = None
+    model: str | None = None
+    lastUsedAt: datetime | None = None
+    failureReason: str | None = None
+    nativeRef: str | None = None
+    historyMode: HistoryMode | None = None
+    nativeRanges: list[int] | None = None  # flattened Ranges
+
+
+class HandoffChange(NodeChange):
+    status: HandoffStatus | None = None
+    supersededById: str | None = None
+    updatedAt: datetime | None = None
+    failureReason: str | None = None
+    summaryText: str | None = None
+    sections: list[HandoffSection] | None = None
+    tokenEstimate: int | None = None
+    createdByProvider: str | None = None
+    summarySource: SummarySource | None = None
+    model: str | None = None
+    generationMs: float | None = None
+    fallbackReason: str | None = None
+    summaryKey: str | None = None
+
+
+class TransferChange(NodeChange):
+    status: TransferStatus | None = None
+    resolutionStrategy: ResolutionStrategy | None = None
+    resolvedProviderThreadId: str | None = None
+    handoffId: str | None = None
+    consumedAt: datetime | None = None
+    consumedByRunId: str | None = None
 
 
 class NewThread(Node):
@@ -86,10 +130,13 @@ class RunContent(Node):
 class NewEvent(Node):
     id: str
     threadId: str
-    type: EventType
     at: datetime
     runId: str | None = None
-    payload: dict[str, Any] | None = None
+    payload: SerializeAsAny[Payload]
+
+    @property
+    def type(self) -> EventType:
+        return self.payload.kind
 
 
 # A commandId that passed the rule of `api.commands.receipts.command_key`: never blank, bounded.
@@ -117,9 +164,9 @@ class WritePlan(Node):
     runMoves: list[RunMove] = Field(default_factory=list)
     runContents: list[RunContent] = Field(default_factory=list)
     transfers: list[TransferNode] = Field(default_factory=list)
-    threadChanges: list[Change] = Field(default_factory=list)
-    providerThreadChanges: list[Change] = Field(default_factory=list)
-    runChanges: list[Change] = Field(default_factory=list)
-    handoffChanges: list[Change] = Field(default_factory=list)
-    transferChanges: list[Change] = Field(default_factory=list)
+    threadChanges: list[ThreadChange] = Field(default_factory=list)
+    providerThreadChanges: list[ProviderThreadChange] = Field(default_factory=list)
+    runChanges: list[RunChange] = Field(default_factory=list)
+    handoffChanges: list[HandoffChange] = Field(default_factory=list)
+    transferChanges: list[TransferChange] = Field(default_factory=list)
     events: list[NewEvent] = Field(default_factory=list)

@@ -35,7 +35,7 @@ from graph.models import (
     ThreadState,
     TransferNode,
 )
-from graph.plan import Change, CommandId, Receipt, WritePlan
+from graph.plan import CommandId, NodeChange, Receipt, WritePlan
 from graph.ranges import Ranges
 from graph.store import Row, Tx
 
@@ -116,7 +116,7 @@ def state_from(row: Row) -> ThreadState:
 
 @dataclass(frozen=True)
 class DivergenceInputs:
-    """What resolvers/divergence.py reads of a child thread (thread/divergence)."""
+    """What resolvers/lineage/divergence.py reads of a child thread (thread/divergence)."""
 
     child: ThreadState
     source: ThreadNode
@@ -425,7 +425,15 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
     groups: dict[str, list[dict[str, Any]]] = {}
     for event in plan.events:
         groups.setdefault(event.threadId, []).append(
-            row(encode({**event.model_dump(exclude={"threadId"}), "type": event.type.value}))
+            row(
+                encode(
+                    {
+                        **event.model_dump(exclude={"threadId", "payload"}),
+                        "type": event.type.value,
+                        "payload": event.payload.stored(),
+                    }
+                )
+            )
         )
     at = plan.at
     await tx.sectioned_rows(
@@ -484,7 +492,7 @@ def _born(kind: NodeKind, encoded: dict[str, Any], at: datetime | None) -> dict[
 
 
 def _changes(
-    kind: NodeKind, changes: Sequence[Change], at: datetime | None
+    kind: NodeKind, changes: Sequence[NodeChange], at: datetime | None
 ) -> list[dict[str, Any]]:
     """Property changes, each with the tracked values it sets and their history entry;
     `plan/apply` appends the entry only where a tracked value really changes."""

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Literal, TypeVar
+from typing import TypeVar
 
-from pydantic import BaseModel
-
+from graph.events import Payload
 from graph.models import (
     CheckpointNode,
+    HandoffHead,
     HandoffNode,
     ProviderThreadNode,
     RunItem,
@@ -21,11 +21,32 @@ from graph.models import (
     ThreadNode,
     TransferNode,
 )
-from graph.plan import Change, EventType, NewEvent, NewThread, RunContent, RunMove, WritePlan
+from graph.plan import (
+    HandoffChange,
+    NewEvent,
+    NewThread,
+    NodeChange,
+    ProviderThreadChange,
+    RunChange,
+    RunContent,
+    RunMove,
+    ThreadChange,
+    TransferChange,
+    WritePlan,
+)
 
 NewId = Callable[[str], str]
-N = TypeVar("N", bound=BaseModel)
-Kind = Literal["thread", "providerThread", "run", "handoff", "transfer"]
+C = TypeVar("C", bound=NodeChange)
+N = TypeVar("N", ThreadNode, RunNode, ProviderThreadNode, HandoffNode, HandoffHead, TransferNode)
+# Which change a node of each kind takes (a handoff read without its text too).
+CHANGE_OF: dict[type, type[NodeChange]] = {
+    ThreadNode: ThreadChange,
+    RunNode: RunChange,
+    ProviderThreadNode: ProviderThreadChange,
+    HandoffNode: HandoffChange,
+    HandoffHead: HandoffChange,
+    TransferNode: TransferChange,
+}
 
 
 class Draft:
@@ -39,12 +60,16 @@ class Draft:
         self._moves: list[RunMove] = []
         self._contents: list[RunContent] = []
         self._transfers: list[TransferNode] = []
-        self._changes: dict[Kind, dict[str, dict[str, Any]]] = {
-            "thread": {},
-            "providerThread": {},
-            "run": {},
-            "handoff": {},
-            "transfer": {},
+        # Per kind of change, the properties set so far on each node, by id.
+        self._changes: dict[type[NodeChange], dict[str, dict[str, object]]] = {
+            kind: {}
+            for kind in (
+                ThreadChange,
+                RunChange,
+                ProviderThreadChange,
+                HandoffChange,
+                TransferChange,
+            )
         }
         self._events: list[NewEvent] = []
 
@@ -71,34 +96,23 @@ class Draft:
     def transfer(self, transfer: TransferNode) -> None:
         self._transfers.append(transfer)
 
-    def change(self, kind: Kind, ident: str, **props: Any) -> None:
+    def change(self, change: NodeChange) -> None:
         """Set properties of an existing node; later changes to the same node merge."""
-        self._changes[kind].setdefault(ident, {}).update(props)
+        self._changes[type(change)].setdefault(change.id, {}).update(change.props)
 
-    def updated(self, kind: Kind, node: N) -> N:
-        """`node` as this draft leaves it: its changes applied (those that are fields)."""
-        props = self._changes[kind].get(getattr(node, "id", ""), {})
-        fields = type(node).model_fields
-        return node.model_copy(update={k: v for k, v in props.items() if k in fields})
+    def updated(self, node: N) -> N:
+        """`node` as this draft leaves it: its changes applied."""
+        props = self._changes[CHANGE_OF[type(node)]].get(node.id, {})
+        return node.model_copy(update=props)
 
-    def event(
-        self, thread_id: str, kind: EventType, run_id: str | None = None, **payload: Any
-    ) -> None:
+    def event(self, thread_id: str, payload: Payload, run_id: str | None = None) -> None:
         self._events.append(
             NewEvent(
-                id=self.new_id("evt"),
-                threadId=thread_id,
-                type=kind,
-                at=self.at,
-                runId=run_id,
-                payload=payload or None,
+                id=self.new_id("evt"), threadId=thread_id, at=self.at, runId=run_id, payload=payload
             )
         )
 
     def build(self) -> WritePlan:
-        def changes(kind: Kind) -> list[Change]:
-            return [Change(id=i, props=p) for i, p in self._changes[kind].items()]
-
         return WritePlan(
             at=self.at,
             threads=self._threads,
@@ -108,10 +122,15 @@ class Draft:
             runMoves=self._moves,
             runContents=self._contents,
             transfers=self._transfers,
-            threadChanges=changes("thread"),
-            providerThreadChanges=changes("providerThread"),
-            runChanges=changes("run"),
-            handoffChanges=changes("handoff"),
-            transferChanges=changes("transfer"),
+            threadChanges=self._built(ThreadChange),
+            providerThreadChanges=self._built(ProviderThreadChange),
+            runChanges=self._built(RunChange),
+            handoffChanges=self._built(HandoffChange),
+            transferChanges=self._built(TransferChange),
             events=self._events,
         )
+
+    def _built(self, kind: type[C]) -> list[C]:
+        """The merged changes of one kind, each with exactly the properties it set (and
+        checked again: a value of the wrong type fails here, not in the store)."""
+        return [kind.model_validate({"id": i, **p}) for i, p in self._changes[kind].items()]

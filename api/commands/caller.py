@@ -15,10 +15,10 @@ from graph.models import HandoffNode, RunNode, ThreadState
 from graph.store import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
-from resolvers.policy import StalenessPolicy
+from resolvers.handoffs.sources import Assignment, SummaryPolicy
+from resolvers.handoffs.summarizer import digest_of
 from resolvers.providers import ProviderRegistry
-from resolvers.summarizer import digest_of
-from resolvers.summary_sources import Assignment, SummaryPolicy
+from resolvers.start.staleness import StalenessPolicy
 
 T = TypeVar("T")
 # A decision reads run content at most three times: the runs a delta would carry, then

@@ -33,11 +33,11 @@ from graph.errors import ErrorCode, ThreadlineError
 from graph.models import HandoffNode, ThreadState
 from graph.plan import CommandId
 from graph.store import Store, Tx, deadline_in
-from resolvers import summary_plans
 from resolvers.draft import Draft
-from resolvers.run_plans import StartOutcome
-from resolvers.summary_requests import SummaryRequest, SummaryResult
-from resolvers.summary_sources import URL_SETTING
+from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs.requests import SummaryRequest, SummaryResult
+from resolvers.handoffs.sources import URL_SETTING
+from resolvers.start.plan import StartOutcome
 
 
 async def finish(
@@ -126,7 +126,7 @@ async def _as_now(
     said = [summary_plans.written(node) for node in filled.values()]
     decision = outcome.decision
     return StartOutcome(
-        run=draft.updated("run", run),
+        run=draft.updated(run),
         provider_thread=pt,
         handoffs=[known.get(h.id, h) for h in outcome.handoffs],
         transfers=outcome.transfers,

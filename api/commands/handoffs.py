@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from api.commands.caller import Caller, decided, locked
 from api.commands.receipts import Written
-from graph import repo
+from graph import events, repo
 from graph.errors import not_found
 from graph.models import HandoffNode, ThreadState, TransferNode
-from graph.plan import EventType
 from graph.store import Tx
-from resolvers import handoff_plans, transfers
+from resolvers.handoffs import replacement as handoff_plans
+from resolvers.start import transfers
 
 
 async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written[str]:
@@ -28,7 +28,7 @@ async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written
         plan.summary.text,
         plan.summary.sections,
         handoff_plans.regenerated(handoff, plan.generationMs),
-        EventType.HANDOFF_REGENERATED,
+        events.HandoffRegenerated,
     )
     return Written(ident, draft.build())
 
@@ -48,7 +48,7 @@ async def submit_handoff_summary(
         summary_text,
         handoff_plans.submitted_sections(summary_text),
         handoff_plans.submitted(handoff, target_pt, created_by_provider, draft.at),
-        EventType.HANDOFF_SUBMITTED,
+        events.HandoffSubmitted,
     )
     return Written(ident, draft.build())
 

@@ -11,7 +11,8 @@ from graph import repo
 from graph.errors import invalid, not_found
 from graph.models import RunNode, ThreadNode, ThreadState, TransferNode
 from graph.store import Tx
-from resolvers import lineage_plans, transfers
+from resolvers.lineage import plans as lineage_plans
+from resolvers.lineage import points
 
 
 async def fork_thread(
@@ -25,7 +26,7 @@ async def fork_thread(
 ) -> Written[ThreadNode]:
     source, _ = await locked(tx, caller, source_thread_id, points=True)
     chosen = await _named_run(tx, caller, source_thread_id, run_id, checkpoint_id)
-    run, at_checkpoint = transfers.fork_source_run(
+    run, at_checkpoint = points.fork_source_run(
         source, chosen, run_id, checkpoint_id, latest_stable
     )
     draft = caller.draft()
@@ -44,7 +45,7 @@ async def _named_run(
 
 async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> Written[TransferNode]:
     fork, _ = await locked(tx, caller, fork_thread_id, ends=True, parent=True, points=True)
-    transfers.merge_back_points(fork)
+    points.merge_back_points(fork)
     parent, _ = await locked(tx, caller, fork.thread.parentId or "")  # held already
     draft = caller.draft()
     transfer = lineage_plans.merge_back(draft, fork, parent)
@@ -101,7 +102,7 @@ async def complete_subagent(
     tx: Tx, caller: Caller, child_thread_id: str, result: str
 ) -> Written[TransferNode]:
     child, _ = await locked(tx, caller, child_thread_id, ends=True, parent=True, points=True)
-    transfers.require_subagent(child)
+    points.require_subagent(child)
     parent, _ = await locked(tx, caller, child.thread.parentId or "")  # held already
     draft = caller.draft()
     transfer = lineage_plans.complete_subagent(draft, child, parent, result)

@@ -22,20 +22,18 @@ from graph.models import (
     ThreadState,
 )
 from graph.store import Tx
-from resolvers import (
-    as_of,
-    replay,
-    run_plans,
-    summary_failures,
-    summary_plans,
-    summary_sources,
-    transfers,
-)
-from resolvers import rollback as rollbacks
-from resolvers.as_of import Instant
+from resolvers import runs as run_plans
+from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs import sources as summary_sources
+from resolvers.lineage import rollback as rollbacks
+from resolvers.past import as_of, replay
+from resolvers.past.as_of import Instant
 from resolvers.providers import ProviderCapabilities
-from resolvers.run_plans import StartOutcome
-from resolvers.start import StartDecision, StartRequest, decide_start
+from resolvers.start import failure as summary_failures
+from resolvers.start import plan as start_plan
+from resolvers.start import transfers
+from resolvers.start.decision import StartDecision, StartRequest, decide_start
+from resolvers.start.plan import StartOutcome
 
 
 async def create_thread(
@@ -73,7 +71,7 @@ async def start_run(
     )
     cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
-    outcome = run_plans.start(
+    outcome = start_plan.start(
         draft, state, request, decision, assignments=assignments, cached=cached
     )
     return Written(outcome, draft.build())
@@ -148,7 +146,7 @@ async def report_start_failure(
     )
     cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
-    outcome = run_plans.start(
+    outcome = start_plan.start(
         draft,
         state,
         request,
@@ -275,7 +273,7 @@ async def rollback_thread(
     )
     decision = rollbacks.decide_rollback(state, inputs, caller.providers)
     draft = caller.draft()
-    run_plans.rollback(draft, state, decision, to_ordinal)
+    rollbacks.record(draft, state, decision, to_ordinal)
     return Written(decision, draft.build())
 
 

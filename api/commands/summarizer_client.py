@@ -24,7 +24,7 @@ import httpx
 from pydantic import SecretStr
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_fixed
 
-from resolvers.summary_requests import SummaryRequest, SummaryResult, refusal
+from resolvers.handoffs.requests import SummaryRequest, SummaryResult, refusal
 
 log = logging.getLogger("threadline.summarizer")
 RETRY_WAIT_S = 0.2

@@ -20,8 +20,8 @@ from graph import repo
 from graph.models import HistoryMode, RunItem, RunItemKind
 from graph.plan import CommandId, Receipt
 from graph.store import Tx
-from resolvers.run_plans import StartOutcome
-from resolvers.start import StartRequest
+from resolvers.start.decision import StartRequest
+from resolvers.start.plan import StartOutcome
 
 # Neo4j also buckets a string parameter by its length (1, 2-10, 11-100, ...): the name is
 # as long as a usual workspace name (`default`), so its plans are the ones they use.

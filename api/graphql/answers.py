@@ -26,9 +26,9 @@ from api.graphql.types import (
     provider_thread_by_id,
 )
 from graph import models
-from resolvers.as_of import Instant
-from resolvers.replay import Explained
-from resolvers.summary_requests import SummaryRequest
+from resolvers.handoffs.requests import SummaryRequest
+from resolvers.past.as_of import Instant
+from resolvers.past.replay import Explained
 
 
 @strawberry.type

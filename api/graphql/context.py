@@ -17,9 +17,9 @@ from api.settings import Settings
 from graph.errors import ThreadlineError
 from graph.plan import CommandId
 from graph.store import Store, Tx
-from resolvers.as_of import Instant
+from resolvers.past.as_of import Instant
 from resolvers.providers import ProviderRegistry
-from resolvers.run_plans import StartOutcome
+from resolvers.start.plan import StartOutcome
 
 T = TypeVar("T")
 

@@ -1,7 +1,7 @@
 """Per-request DataLoaders: every nested field is one batched query, never N+1.
 
 Loaders built for a past instant read the same statements and answer each node as it was
-then (resolvers/as_of.py): a node made later is absent, changed fields have their values
+then (resolvers/past/as_of.py): a node made later is absent, changed fields have their values
 of that instant, and coverage is computed over the thread rebuilt from its histories.
 """
 
@@ -26,9 +26,9 @@ from graph.models import (
     TransferNode,
 )
 from graph.store import Row, Store, Tx
-from resolvers import as_of
-from resolvers.as_of import Instant
-from resolvers.divergence import Divergence, divergence, opening
+from resolvers.lineage.divergence import Divergence, divergence, opening
+from resolvers.past import as_of
+from resolvers.past.as_of import Instant
 
 T = TypeVar("T")
 Then = Callable[[Versioned[T], Instant], T | None]

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from api.graphql import answers as a
 from api.graphql import types as t
 from graph import models
-from resolvers.as_of import Instant
+from resolvers.past.as_of import Instant
 
 
 def instant(as_of: datetime | None) -> Instant | None:

@@ -35,11 +35,11 @@ from api.settings import Settings
 from graph import models, repo
 from graph.errors import invalid, not_found
 from graph.store import Tx
-from resolvers.lineage_plans import MergeBackOutlook
-from resolvers.replay import Explained, explained
-from resolvers.rollback import RollbackDecision
-from resolvers.run_plans import StartOutcome
-from resolvers.start import StartRequest
+from resolvers.lineage.plans import MergeBackOutlook
+from resolvers.lineage.rollback import RollbackDecision
+from resolvers.past.replay import Explained, explained
+from resolvers.start.decision import StartRequest
+from resolvers.start.plan import StartOutcome
 
 Info = t.Info
 DOCUMENT_CACHE = 512  # distinct query texts kept parsed and validated

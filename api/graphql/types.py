@@ -15,10 +15,10 @@ from api.graphql.loaders import Loaders
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges
-from resolvers.as_of import Instant
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
-from resolvers.divergence import Divergence
+from resolvers.lineage.divergence import Divergence
+from resolvers.past.as_of import Instant
 
 Info = strawberry.Info[Context, None]
 T = TypeVar("T")

@@ -1,4 +1,4 @@
-// What the divergence of a fork or subagent reads (resolvers/divergence.py): the child's
+// What the divergence of a fork or subagent reads (resolvers/lineage/divergence.py): the child's
 // ranges and latest run, the transfer that opened it (superseded or not), its source
 // thread's ranges, the source run it was taken at, and the latest merge-back or result it
 // sent back that was not superseded. A handful of nodes whatever either thread's length;

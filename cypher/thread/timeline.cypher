@@ -1,5 +1,5 @@
 // Everything each thread's state is made of, every node with its history (historyJson),
-// for answers as of a past instant (resolvers/as_of.py): its runs (without digests), its
+// for answers as of a past instant (resolvers/past/as_of.py): its runs (without digests), its
 // provider threads, the handoffs they received (without text), its transfers both ways,
 // and the ids of its ancestors and of the sources of its incoming transfers. It grows with
 // the thread, so temporal properties leave as ISO strings (docs/MODEL.md, "Reading times").

@@ -8,8 +8,8 @@ from api.settings import Settings
 from graph import repo
 from graph.models import ThreadNode
 from graph.store import Store, Tx
-from resolvers.policy import StalenessPolicy
 from resolvers.providers import registry_from_toml
+from resolvers.start.staleness import StalenessPolicy
 
 
 def caller(workspace: str) -> Caller:

@@ -22,10 +22,10 @@ from api.settings import Settings
 from graph.console import analysis, readonly
 from graph.models import SummarySource
 from graph.store import Store
-from resolvers.policy import StalenessPolicy
 from resolvers.providers import registry_from_toml
-from resolvers.run_plans import StartOutcome
-from resolvers.start import StartRequest
+from resolvers.start.decision import StartRequest
+from resolvers.start.plan import StartOutcome
+from resolvers.start.staleness import StalenessPolicy
 from tests.conftest import GraphQLClient, make_app_client
 from tests.integration.chat_server import ANSWERING_MODEL, ChatServer, Mode, chat_server
 from tests.integration.helpers import As, run_once, tokens_file

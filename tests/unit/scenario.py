@@ -9,7 +9,7 @@ definitions, over every run, so tests can check the two agree.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from itertools import count
 from typing import Any
@@ -28,16 +28,17 @@ from graph.models import (
     ThreadNode,
     ThreadState,
 )
-from graph.plan import Change, WritePlan
+from graph.plan import NodeChange, WritePlan
 from graph.ranges import Ranges
-from resolvers import rollback as rollbacks
-from resolvers import run_plans
+from resolvers import runs as run_plans
 from resolvers.content import Content
 from resolvers.draft import Draft
-from resolvers.policy import StalenessPolicy
+from resolvers.handoffs.summarizer import digest_of
+from resolvers.lineage import rollback as rollbacks
 from resolvers.providers import ProviderRegistry, registry_from_toml
-from resolvers.start import StartDecision, StartRequest, decide_start
-from resolvers.summarizer import digest_of
+from resolvers.start import plan as start_plan
+from resolvers.start.decision import StartDecision, StartRequest, decide_start
+from resolvers.start.staleness import StalenessPolicy
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 SETTLED = (ProviderThreadStatus.STALE, ProviderThreadStatus.FAILED, ProviderThreadStatus.DIVERGENT)
@@ -81,7 +82,7 @@ class Scenario:
         )
         state = self.state
         decision = decide_start(state, request, self.registry, self.policy, self.content())
-        outcome = self._apply(lambda draft: run_plans.start(draft, state, request, decision))
+        outcome = self._apply(lambda draft: start_plan.start(draft, state, request, decision))
         pt = self.provider_threads[outcome.provider_thread_id]
         if pt.nativeRef is None:
             self._after_start(
@@ -120,7 +121,7 @@ class Scenario:
             ],
         )
         decision = rollbacks.decide_rollback(state, inputs, self.registry)
-        self._apply(lambda draft: run_plans.rollback(draft, state, decision, to))
+        self._apply(lambda draft: rollbacks.record(draft, state, decision, to))
         return decision
 
     def request_clean_context(self) -> None:
@@ -272,11 +273,11 @@ class Scenario:
         return next((r for r in self.runs.values() if handoff.id in r.consumedHandoffIds), None)
 
 
-def _changed(node: Any, change: Change) -> Any:
+def _changed(node: Any, change: NodeChange) -> Any:
     fields = type(node).model_fields
     return node.model_copy(update={k: v for k, v in change.props.items() if k in fields})
 
 
-def _change_all(nodes: dict[str, Any], changes: list[Change]) -> None:
+def _change_all(nodes: dict[str, Any], changes: Sequence[NodeChange]) -> None:
     for change in changes:
         nodes[change.id] = _changed(nodes[change.id], change)

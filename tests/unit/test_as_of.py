@@ -1,4 +1,4 @@
-"""The past rebuilt from histories (resolvers/as_of.py) is the state each command left.
+"""The past rebuilt from histories (resolvers/past/as_of.py) is the state each command left.
 
 A `TimedScenario` drives the pure plans, keeps histories as the store writes them and
 the state after each command; rebuilding the thread as of each of those instants must
@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from graph.models import HandoffNode, HistoryMode, RunStatus, ThreadState
 from graph.ranges import Ranges
-from resolvers.as_of import Instant, past
 from resolvers.coverage import coverage
+from resolvers.past.as_of import Instant, past
 from tests.unit.scenario import T0
 from tests.unit.timeline import TimedScenario
 

@@ -1,4 +1,4 @@
-"""Fork divergence and the merge-back refusal (resolvers/divergence.py), on plain states."""
+"""Fork divergence and the merge-back refusal (resolvers/lineage/divergence.py), on plain states."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from graph.models import (
     TransferType,
 )
 from graph.ranges import Ranges
-from resolvers.divergence import divergence, require_source_kept
+from resolvers.lineage.divergence import divergence, require_source_kept
 from tests.unit.scenario import T0
 
 

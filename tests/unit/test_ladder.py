@@ -18,8 +18,8 @@ from graph.models import (
 )
 from graph.ranges import Ranges
 from resolvers.coverage import coverage
-from resolvers.policy import StalenessPolicy
 from resolvers.providers import registry_from_toml
+from resolvers.start.staleness import StalenessPolicy
 from tests.unit.scenario import SETTLED, Scenario
 
 S = StartStrategy

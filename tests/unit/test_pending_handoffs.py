@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from graph import events
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import HandoffStatus, HistoryMode, RunStatus, SummarySource
-from graph.plan import EventType
-from resolvers import handoff_plans, run_plans
-from resolvers.run_plans import StartOutcome
-from resolvers.start import StartRequest, decide_start
-from resolvers.summary_sources import SummaryPolicy, assign
+from resolvers import runs as run_plans
+from resolvers.handoffs import replacement as handoff_plans
+from resolvers.handoffs.sources import SummaryPolicy, assign
+from resolvers.start import plan as start_plan
+from resolvers.start.decision import StartRequest, decide_start
+from resolvers.start.plan import StartOutcome
 from tests.unit.scenario import Scenario
 
 
@@ -26,7 +28,7 @@ def waiting_start(source: SummarySource) -> tuple[Scenario, StartOutcome]:
         decision.handoffs, source, decision.provider, {"t": state}, SummaryPolicy()
     )
     outcome = scenario.apply(
-        lambda draft: run_plans.start(draft, state, request, decision, assignments=assignments)
+        lambda draft: start_plan.start(draft, state, request, decision, assignments=assignments)
     )
     return scenario, outcome
 
@@ -64,7 +66,7 @@ def test_a_pending_handoff_holds_its_run_until_it_is_filled() -> None:
             "by codex",
             handoff_plans.submitted_sections("by codex"),
             handoff_plans.submitted(waiting, target, "codex", draft.at),
-            EventType.HANDOFF_SUBMITTED,
+            events.HandoffSubmitted,
         )
     )
     filled = scenario.handoffs[waiting.id]

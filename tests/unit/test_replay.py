@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from graph.models import HandoffStatus, StartStrategy, ThreadState
-from resolvers.policy import StalenessPolicy
-from resolvers.replay import Recorded, explained
-from resolvers.start import StartRequest, decide_start
+from resolvers.past.replay import Recorded, explained
+from resolvers.start.decision import StartRequest, decide_start
+from resolvers.start.staleness import StalenessPolicy
 from tests.unit.scenario import Scenario
 
 

@@ -17,8 +17,8 @@ from graph.models import (
     RunNode,
     RunStatus,
 )
-from resolvers import summarizer
-from resolvers.summarizer import (
+from resolvers.handoffs import summarizer
+from resolvers.handoffs.summarizer import (
     SHORTEN_ORDER,
     Summary,
     _fit,

@@ -15,9 +15,9 @@ from graph.models import (
     RunStatus,
     SummarySource,
 )
-from resolvers.handoffs import plan_handoff
-from resolvers.summary_requests import SummaryMaterial, refusal, request_for, summary_key
-from resolvers.summary_sources import (
+from resolvers.handoffs.planning import plan_handoff
+from resolvers.handoffs.requests import SummaryMaterial, refusal, request_for, summary_key
+from resolvers.handoffs.sources import (
     LOCAL,
     MODEL_SETTING,
     URL_SETTING,

@@ -18,9 +18,10 @@ from graph.models import (
     TransferStatus,
     TransferType,
 )
-from resolvers import transfers
-from resolvers.handoffs import NativeForkPlan
+from resolvers.handoffs.planning import NativeForkPlan
+from resolvers.lineage import points
 from resolvers.providers import registry_from_toml
+from resolvers.start import transfers
 from tests.unit.scenario import Scenario
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -42,7 +43,7 @@ def fork_at(sc: Scenario, ordinal: int) -> TransferNode:
         type=TransferType.FORK,
         sourceThreadId="t",
         targetThreadId="f",
-        sourcePoint=transfers.point_at(state, run),
+        sourcePoint=points.point_at(state, run),
         sourceProvider="codex",
         status=TransferStatus.PENDING,
         createdAt=AT,
@@ -95,17 +96,17 @@ def test_fork_source_run_refusals() -> None:
         ((None, None, None, True), ErrorCode.INVALID_INPUT),  # no checkpoint yet
     ):
         with pytest.raises(ThreadlineError) as error:
-            transfers.fork_source_run(state, *args)  # type: ignore[arg-type]
+            points.fork_source_run(state, *args)  # type: ignore[arg-type]
         assert error.value.code is code
 
 
 def test_merge_back_needs_a_fork_with_a_completed_run() -> None:
     sc = source(runs=1)
     with pytest.raises(ThreadlineError) as error:
-        transfers.merge_back_points(sc.state)
+        points.merge_back_points(sc.state)
     assert error.value.code is ErrorCode.INVALID_INPUT
     fork = forked(sc.state)
-    point, base = transfers.merge_back_points(fork)
+    point, base = points.merge_back_points(fork)
     assert point.runOrdinal == 1 and base == SourcePoint(threadId="parent")
 
 
@@ -128,5 +129,5 @@ def test_a_newer_delivery_supersedes_pending_ones_from_the_same_child() -> None:
     )
     other = older.model_copy(update={"id": "other", "sourceThreadId": "g"})
     parent = source(runs=1).state.model_copy(update={"transfers": [older, other]})
-    assert transfers.superseded_by_new(parent, TransferType.MERGE_BACK, "f") == ["old"]
-    assert transfers.superseded_by_new(parent, TransferType.SUBAGENT_RESULT, "f") == []
+    assert points.superseded_by_new(parent, TransferType.MERGE_BACK, "f") == ["old"]
+    assert points.superseded_by_new(parent, TransferType.SUBAGENT_RESULT, "f") == []

@@ -3,6 +3,7 @@ and the state after each command: the oracle the past is rebuilt against."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from graph import history
 from graph.history import NodeKind, Timeline, Versioned
 from graph.models import HandoffNode, ThreadState
-from graph.plan import Change, WritePlan
+from graph.plan import NodeChange, WritePlan
 from tests.unit.scenario import T0, Scenario
 
 
@@ -61,7 +62,7 @@ class TimedScenario(Scenario):
         self.moments.append(Moment(plan.at, self.state, list(self.handoffs.values())))
 
     def _changed(
-        self, kind: NodeKind, changes: list[Change], nodes: dict[str, Any], at: datetime
+        self, kind: NodeKind, changes: Sequence[NodeChange], nodes: dict[str, Any], at: datetime
     ) -> None:
         """An entry only where a tracked value really changes (as plan/apply.cypher does)."""
         for change in changes:

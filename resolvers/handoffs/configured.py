@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from graph import events
 from graph.errors import conflict
 from graph.models import (
     HandoffHead,
@@ -24,12 +25,14 @@ from graph.models import (
     SummarySource,
     ThreadState,
 )
-from graph.plan import EventType
+from graph.plan import HandoffChange, RunChange
+from resolvers import transitions
 from resolvers.draft import Draft
-from resolvers.start import StartDecision
-from resolvers.summarizer import token_estimate
-from resolvers.summary_requests import SummaryRequest, SummaryResult, refusal
-from resolvers.summary_sources import Assignment
+from resolvers.handoffs.requests import SummaryRequest, SummaryResult, refusal
+from resolvers.handoffs.sources import Assignment
+from resolvers.handoffs.summarizer import token_estimate
+from resolvers.start.decision import StartDecision
+from resolvers.transitions import given
 
 
 def sourced(
@@ -138,7 +141,7 @@ def settle(draft: Draft, state: ThreadState, run_id: str | None, filled: set[str
     pt = state.provider_thread(run.providerThreadId)
     still = [h for h in pending_of(state, run.id) if h.id not in filled]
     if pt is not None and run_status(pt, still) is RunStatus.RUNNING:
-        draft.change("run", run.id, status=RunStatus.RUNNING)
+        draft.change(RunChange(id=run.id, status=RunStatus.RUNNING))
 
 
 def fill_configured(
@@ -156,76 +159,64 @@ def fill_configured(
     text = (result.text or "").strip() + "\n"
     reason = result.fallbackReason or refusal(text, request.maxTokens)
     if reason is None:
-        content = {
-            "summaryText": text,
-            "sections": text_sections(text),
-            "tokenEstimate": token_estimate(text),
-            "createdByProvider": result.createdBy,
-            "model": result.model,
-            "summaryKey": result.key,
-        }
+        content = HandoffChange(
+            id=handoff.id,
+            summaryText=text,
+            sections=text_sections(text),
+            tokenEstimate=token_estimate(text),
+            createdByProvider=result.createdBy,
+            model=result.model,
+            summaryKey=result.key,
+        )
     else:
         local = request.material.local(request.maxTokens)
-        content = {
-            "summaryText": local.text,
-            "sections": local.sections,
-            "tokenEstimate": local.tokenEstimate,
-            "fallbackReason": reason,
-        }
+        content = HandoffChange(
+            id=handoff.id,
+            summaryText=local.text,
+            sections=local.sections,
+            tokenEstimate=local.tokenEstimate,
+            fallbackReason=reason,
+        )
+    draft.change(content)
     draft.change(
-        "handoff",
-        handoff.id,
-        **content,
-        generationMs=result.generationMs,
-        status=HandoffStatus.READY,
-        updatedAt=draft.at,
+        HandoffChange(
+            id=handoff.id,
+            generationMs=result.generationMs,
+            status=HandoffStatus.READY,
+            updatedAt=draft.at,
+        )
     )
     draft.event(
         state.thread.id,
-        EventType.HANDOFF_SUMMARIZED,
+        events.HandoffSummarized(
+            handoffId=handoff.id,
+            source=SummarySource.CONFIGURED,
+            model=content.model,
+            generationMs=result.generationMs,
+            fallbackReason=reason,
+        ),
         handoff.targetRunId,
-        handoffId=handoff.id,
-        source=SummarySource.CONFIGURED.value,
-        model=content.get("model"),
-        generationMs=result.generationMs,
-        fallbackReason=reason,
     )
-    return draft.updated("handoff", handoff)
+    return draft.updated(handoff)
 
 
 def fail_pending(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> None:
     """failRun: the summaries the run waited for will never be used."""
     for handoff in pending_of(state, run.id):
         why = f"run {run.ordinal} failed before its summary arrived: {reason}"
-        draft.change(
-            "handoff",
-            handoff.id,
-            status=HandoffStatus.FAILED,
-            failureReason=why,
-            updatedAt=draft.at,
-        )
-        draft.event(
-            state.thread.id, EventType.HANDOFF_FAILED, run.id, handoffId=handoff.id, reason=why
-        )
+        transitions.fail_handoff(draft, state.thread.id, run.id, handoff.id, why)
 
 
 def created_event(draft: Draft, thread_id: str, run_id: str, handoff: HandoffNode) -> None:
-    extra = {
-        key: value
-        for key, value in {
-            "fallbackReason": handoff.fallbackReason,
-            "cachedFrom": handoff.cachedFromId,
-        }.items()
-        if value is not None
-    }
     draft.event(
         thread_id,
-        EventType.HANDOFF_CREATED,
+        events.HandoffCreated(
+            handoffId=handoff.id,
+            strategy=handoff.strategy,
+            covered=[handoff.coveredFrom, handoff.coveredTo],
+            source=handoff.summarySource,
+            status=handoff.status,
+            **given(fallbackReason=handoff.fallbackReason, cachedFrom=handoff.cachedFromId),
+        ),
         run_id,
-        handoffId=handoff.id,
-        strategy=handoff.strategy.value,
-        covered=[handoff.coveredFrom, handoff.coveredTo],
-        source=handoff.summarySource.value,
-        status=handoff.status.value,
-        **extra,
     )

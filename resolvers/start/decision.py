@@ -28,13 +28,14 @@ from graph.models import (
     TransferStatus,
     TransferType,
 )
-from resolvers import transfers
 from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
-from resolvers.handoffs import NativeForkPlan, PlannedHandoff, plan_handoff, span
-from resolvers.policy import StalenessPolicy
+from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, span
+from resolvers.handoffs.summarizer import summarize
+from resolvers.lineage import points
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
-from resolvers.summarizer import summarize
+from resolvers.start import transfers
+from resolvers.start.staleness import StalenessPolicy
 
 REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
 LIVE_HANDOFF = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
@@ -121,7 +122,7 @@ def decide_start(
         (
             x
             for x in state.transfers
-            if x.status is TransferStatus.PENDING and x.type in transfers.ORIGINS
+            if x.status is TransferStatus.PENDING and x.type in points.ORIGINS
         ),
         None,
     )
@@ -226,7 +227,7 @@ def _with_inherited(
     inherited = transfers.inherited_context(state, threads, decision.provider, content)
     if not inherited:
         return decision
-    origin = transfers.origin(state)
+    origin = points.origin(state)
     resolutions = list(decision.transfers)
     if origin is not None and restart is not None and origin.consumedByRunId == restart.id:
         resolutions.append(_portable_resolution(origin, inherited))
@@ -259,7 +260,7 @@ def _with_parent_deliveries(
     waiting = [
         x
         for x in state.transfers
-        if x.type in transfers.DELIVERED_TO_PARENT
+        if x.type in points.DELIVERED_TO_PARENT
         and (
             x.status is TransferStatus.PENDING
             or (restart is not None and x.consumedByRunId == restart.id)

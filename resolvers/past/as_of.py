@@ -34,7 +34,7 @@ from graph.models import (
     TransferStatus,
 )
 from graph.ranges import Ranges
-from resolvers.transfers import ORIGINS
+from resolvers.lineage.points import ORIGINS
 
 N = TypeVar("N", bound=BaseModel)
 ENDED = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.INTERRUPTED})

@@ -4,8 +4,8 @@ the child's (or parent's) next start."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from graph import events
 from graph.errors import ThreadlineError, invalid
 from graph.models import (
     Actor,
@@ -21,12 +21,13 @@ from graph.models import (
     TransferStatus,
     TransferType,
 )
-from graph.plan import EventType
 from graph.ranges import Ranges
-from resolvers import divergence, transfers
+from resolvers import transitions
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.lineage import divergence, points
 from resolvers.providers import ProviderRegistry
+from resolvers.start import transfers
 
 TITLE_LIMIT = 80
 
@@ -34,7 +35,7 @@ TITLE_LIMIT = 80
 def fork(
     draft: Draft, source: ThreadState, run: RunNode, at_checkpoint: bool, title: str | None
 ) -> ThreadNode:
-    point = transfers.point_at(source, run, at_checkpoint=at_checkpoint)
+    point = points.point_at(source, run, at_checkpoint=at_checkpoint)
     child = _child(draft, source, ThreadRelationship.FORK, Actor.USER, title)
     transfer = _transfer(
         draft,
@@ -43,14 +44,14 @@ def fork(
         child.id,
         point,
         Actor.USER,
-        sourceProvider=run.provider,
+        source_provider=run.provider,
     )
-    _open_child(draft, child, transfer, EventType.THREAD_FORKED, run.id)
+    _open_child(draft, child, transfer, events.ThreadForked, run.id)
     return child
 
 
 def merge_back(draft: Draft, fork_state: ThreadState, parent: ThreadState) -> TransferNode:
-    point, base = transfers.merge_back_points(fork_state)
+    point, base = points.merge_back_points(fork_state)
     divergence.require_source_kept(fork_state, parent)
     latest = fork_state.latestCompleted
     transfer = _transfer(
@@ -60,10 +61,10 @@ def merge_back(draft: Draft, fork_state: ThreadState, parent: ThreadState) -> Tr
         parent.thread.id,
         point,
         Actor.USER,
-        basePoint=base,
-        sourceProvider=latest.provider if latest else None,
+        base=base,
+        source_provider=latest.provider if latest else None,
     )
-    older = transfers.superseded_by_new(parent, TransferType.MERGE_BACK, fork_state.thread.id)
+    older = points.superseded_by_new(parent, TransferType.MERGE_BACK, fork_state.thread.id)
     _deliver_to_parent(draft, transfer, older)
     return transfer
 
@@ -110,8 +111,8 @@ def spawn_subagent(
     if not task.strip():
         raise invalid("A subagent needs a task.")
     child = _child(draft, parent, ThreadRelationship.SUBAGENT, Actor.AGENT, task)
-    transfer = _spawn(draft, parent, child, run, provider, payload=task)
-    _open_child(draft, child, transfer, EventType.SUBAGENT_SPAWNED, run.id)
+    transfer = _spawn(draft, parent, child, run, provider, task=task)
+    _open_child(draft, child, transfer, events.SubagentSpawned, run.id)
     return child
 
 
@@ -133,18 +134,9 @@ def record_native_subagent(
         createdAt=draft.at,
         lastUsedAt=draft.at,
     )
-    transfer = _spawn(
-        draft,
-        parent,
-        child,
-        run,
-        provider,
-        status=TransferStatus.RESOLVED_NATIVE,
-        resolutionStrategy=ResolutionStrategy.NATIVE_FORK,
-        resolvedProviderThreadId=pt.id,
-    )
+    transfer = _spawn(draft, parent, child, run, provider, resolved_to=pt.id)
     draft.provider_thread(pt)
-    _open_child(draft, child, transfer, EventType.SUBAGENT_RECORDED, run.id, nativeRef=native_ref)
+    _open_child(draft, child, transfer, events.SubagentRecorded, run.id, native_ref)
     return child
 
 
@@ -153,19 +145,19 @@ def complete_subagent(
 ) -> TransferNode:
     if not result.strip():
         raise invalid("A subagent result cannot be empty.")
-    transfers.require_subagent(child)
+    points.require_subagent(child)
     latest = child.latestCompleted
     transfer = _transfer(
         draft,
         TransferType.SUBAGENT_RESULT,
         child.thread.id,
         parent.thread.id,
-        transfers.latest_point(child),
+        points.latest_point(child),
         Actor.AGENT,
-        sourceProvider=latest.provider if latest else None,
+        source_provider=latest.provider if latest else None,
         payload=result,
     )
-    older = transfers.superseded_by_new(parent, TransferType.SUBAGENT_RESULT, child.thread.id)
+    older = points.superseded_by_new(parent, TransferType.SUBAGENT_RESULT, child.thread.id)
     _deliver_to_parent(draft, transfer, older)
     return transfer
 
@@ -200,18 +192,32 @@ def _transfer(
     target_thread_id: str,
     point: SourcePoint,
     actor: Actor,
-    **fields: Any,
+    *,
+    base: SourcePoint | None = None,
+    source_provider: str | None = None,
+    target_provider: str | None = None,
+    spawned_by: str | None = None,
+    payload: str | None = None,
+    resolved_to: str | None = None,
 ) -> TransferNode:
-    values: dict[str, Any] = {"status": TransferStatus.PENDING, **fields}
+    """A new transfer: `PENDING`, or resolved natively to the provider thread `resolved_to`
+    (a subagent the provider spawned itself)."""
     return TransferNode(
         id=draft.new_id("xfr"),
         type=kind,
         sourceThreadId=source_thread_id,
         targetThreadId=target_thread_id,
         sourcePoint=point,
+        basePoint=base,
         createdBy=actor,
         createdAt=draft.at,
-        **values,
+        sourceProvider=source_provider,
+        targetProvider=target_provider,
+        spawnedByRunId=spawned_by,
+        payload=payload,
+        status=TransferStatus.RESOLVED_NATIVE if resolved_to else TransferStatus.PENDING,
+        resolutionStrategy=ResolutionStrategy.NATIVE_FORK if resolved_to else None,
+        resolvedProviderThreadId=resolved_to,
     )
 
 
@@ -221,7 +227,9 @@ def _spawn(
     child: ThreadNode,
     run: RunNode,
     provider: str | None,
-    **fields: Any,
+    *,
+    task: str | None = None,
+    resolved_to: str | None = None,
 ) -> TransferNode:
     """The SUBAGENT_SPAWN transfer from the parent's latest completed run to the child."""
     return _transfer(
@@ -229,69 +237,56 @@ def _spawn(
         TransferType.SUBAGENT_SPAWN,
         parent.thread.id,
         child.id,
-        transfers.latest_point(parent),
+        points.latest_point(parent),
         Actor.AGENT,
-        sourceProvider=run.provider,
-        targetProvider=provider,
-        spawnedByRunId=run.id,
-        **fields,
+        source_provider=run.provider,
+        target_provider=provider,
+        spawned_by=run.id,
+        payload=task,
+        resolved_to=resolved_to,
     )
 
 
 def _deliver_to_parent(draft: Draft, transfer: TransferNode, superseded: list[str]) -> None:
-    """A merge-back or subagent result, pending for the parent's next run."""
+    """A merge-back or subagent result, pending for the parent's next run; it replaces the
+    pending ones from the same source (`superseded`), logged on the parent."""
     draft.transfer(transfer)
+    created = events.TransferCreated(
+        transferId=transfer.id,
+        type=transfer.type,
+        sourceThreadId=transfer.sourceThreadId,
+        targetThreadId=transfer.targetThreadId,
+    )
+    draft.event(transfer.targetThreadId, created)
     for ident in superseded:
-        draft.change("transfer", ident, status=TransferStatus.SUPERSEDED)
-    for thread_id in (transfer.targetThreadId, transfer.sourceThreadId):
-        draft.event(
-            thread_id,
-            EventType.TRANSFER_CREATED,
-            transferId=transfer.id,
-            type=transfer.type.value,
-            sourceThreadId=transfer.sourceThreadId,
-            targetThreadId=transfer.targetThreadId,
-        )
-        if thread_id == transfer.targetThreadId:
-            for ident in superseded:
-                draft.event(
-                    thread_id,
-                    EventType.TRANSFER_SUPERSEDED,
-                    transferId=ident,
-                    supersededBy=transfer.id,
-                )
+        transitions.supersede_transfer(draft, transfer.targetThreadId, ident, by=transfer.id)
+    draft.event(transfer.sourceThreadId, created)
 
 
 def _open_child(
     draft: Draft,
     child: ThreadNode,
     transfer: TransferNode,
-    parent_event: EventType,
+    opened: type[events.ChildOpened],
     run_id: str,
-    **payload: Any,
+    native_ref: str | None = None,
 ) -> None:
     """A new fork or subagent thread, its transfer, and events on both threads."""
     draft.thread(child, transfer.sourcePoint.runOrdinal)
     draft.transfer(transfer)
+    said = {"nativeRef": native_ref} if native_ref else {}
     draft.event(
         transfer.sourceThreadId,
-        parent_event,
+        opened(childThreadId=child.id, transferId=transfer.id, **said),
         run_id,
-        childThreadId=child.id,
-        transferId=transfer.id,
-        **payload,
     )
     draft.event(
         child.id,
-        EventType.THREAD_CREATED,
-        parentId=transfer.sourceThreadId,
-        relationship=transfer.type.value,
-        transferId=transfer.id,
+        events.ThreadCreated(
+            parentId=transfer.sourceThreadId, relationship=transfer.type, transferId=transfer.id
+        ),
     )
     draft.event(
         child.id,
-        EventType.TRANSFER_CREATED,
-        transferId=transfer.id,
-        type=transfer.type.value,
-        status=transfer.status.value,
+        events.TransferCreated(transferId=transfer.id, type=transfer.type, status=transfer.status),
     )

@@ -22,7 +22,7 @@ from graph.models import (
     TransferStatus,
 )
 from graph.ranges import Ranges
-from resolvers.transfers import DELIVERED_TO_PARENT, ORIGINS
+from resolvers.lineage.points import DELIVERED_TO_PARENT, ORIGINS
 
 # A merge-back (or subagent result) that was superseded never carried anything.
 CARRYING = frozenset({TransferStatus.PENDING, TransferStatus.CONSUMED})

@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph.models import HandoffKind, HandoffNode, HandoffStatus, HandoffStrategy, RunDigest
 from graph.ranges import Ranges
 from resolvers.content import Clock, no_clock
+from resolvers.handoffs.requests import SummaryMaterial
+from resolvers.handoffs.summarizer import Summary
 from resolvers.providers import ProviderCapabilities
-from resolvers.summarizer import Summary
-from resolvers.summary_requests import SummaryMaterial
 
 
 class PlannedHandoff(BaseModel):

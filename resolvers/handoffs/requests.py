@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.models import RunDigest, RunItemKind, SummarySource
-from resolvers.summarizer import CHARS_PER_TOKEN, Summary, summarize, token_estimate
+from resolvers.handoffs.summarizer import CHARS_PER_TOKEN, Summary, summarize, token_estimate
 
 # The rules of SEMANTICS "Handoff content", as a summarizer other than ours reads them.
 INCLUDE = (

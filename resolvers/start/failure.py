@@ -18,22 +18,22 @@ from graph.models import (
     HandoffHead,
     HandoffKind,
     HandoffNode,
-    HandoffStatus,
     ProviderAction,
     ProviderThreadNode,
     RunNode,
     StartStrategy,
     ThreadState,
 )
-from graph.plan import EventType
-from resolvers import summary_plans
+from graph.plan import RunChange
+from resolvers import transitions
 from resolvers.draft import Draft
-from resolvers.handoffs import PlannedHandoff
+from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs.planning import PlannedHandoff
+from resolvers.handoffs.requests import SummaryRequest
+from resolvers.handoffs.sources import Assignment
 from resolvers.providers import ProviderCapabilities
-from resolvers.run_plans import StartOutcome
-from resolvers.start import StartDecision
-from resolvers.summary_requests import SummaryRequest
-from resolvers.summary_sources import Assignment
+from resolvers.start.decision import StartDecision
+from resolvers.start.plan import StartOutcome
 
 
 def summary_failed(
@@ -69,22 +69,7 @@ def summary_failed(
             node, asked = summary_plans.sourced(node, assignment, cached)
             requests.extend([asked] if asked else [])
         draft.handoff(node)
-        draft.change(
-            "handoff",
-            old.id,
-            status=HandoffStatus.FAILED,
-            failureReason=reason,
-            supersededById=node.id,
-            updatedAt=draft.at,
-        )
-        draft.event(
-            thread_id,
-            EventType.HANDOFF_FAILED,
-            run.id,
-            handoffId=old.id,
-            reason=reason,
-            replacedBy=node.id,
-        )
+        transitions.fail_handoff(draft, thread_id, run.id, old.id, reason, replaced_by=node.id)
         summary_plans.created_event(draft, thread_id, run.id, node)
         replacements.append(node)
     new_ids = [node.id for node in replacements]
@@ -92,10 +77,10 @@ def summary_failed(
     failed = {h.id for h in pending}
     kept = [h for h in state.runHandoffs if h.targetRunId == run.id and h.id not in failed]
     handoffs = injection_order([*kept, *replacements], state, related)
-    draft.change("run", run.id, status=summary_plans.run_status(pt, handoffs))
+    draft.change(RunChange(id=run.id, status=summary_plans.run_status(pt, handoffs)))
     moved = run.model_copy(update={"consumedHandoffIds": [*run.consumedHandoffIds, *new_ids]})
     return StartOutcome(
-        run=draft.updated("run", moved),
+        run=draft.updated(moved),
         provider_thread=pt,
         handoffs=handoffs,
         transfers=[],

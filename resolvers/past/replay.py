@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from pydantic import ValidationError
+
+from graph.events import RunRestarted, RunStarted, payload_of
 from graph.models import (
     EventNode,
     HandoffNode,
@@ -19,9 +22,9 @@ from graph.models import (
     StartStrategy,
     ThreadState,
 )
-from resolvers.as_of import Past
 from resolvers.coverage import handoff_ranges
-from resolvers.start import StartDecision
+from resolvers.past.as_of import Past
+from resolvers.start.decision import StartDecision
 
 
 @dataclass(frozen=True)
@@ -55,15 +58,18 @@ def recorded(event: EventNode, then: Past) -> Recorded | None:
     """The decision `event` (a run.started or run.restarted) recorded, from the thread as it
     stood once that command had committed."""
     run = next((r for r in then.runs if r.id == event.runId), None)
-    if run is None or event.payload is None:
+    try:
+        said = payload_of(event.type, event.payload)
+    except (ValueError, ValidationError):  # not a start's event, or not one we can read
         return None
-    payload = event.payload
+    if run is None or not isinstance(said, RunStarted | RunRestarted):
+        return None
     pt = next((p for p in then.state.providerThreads if p.id == run.providerThreadId), None)
-    action = payload.get("providerAction")
     return Recorded(
         run=run,
-        strategy=StartStrategy(payload["strategy"]),
-        providerAction=ProviderAction(action) if action else run.providerAction,
+        strategy=said.strategy,
+        # A restart recorded before its event kept the action has it on the run.
+        providerAction=said.providerAction or run.providerAction,
         providerThreadId=None if pt is None or pt.createdAt == event.at else pt.id,
         handoffs=[h for h in then.handoffs if h.targetRunId == run.id and h.createdAt == event.at],
     )

@@ -13,9 +13,9 @@ from pydantic import BaseModel, ConfigDict
 
 from graph.errors import invalid
 from graph.models import SummarySource, ThreadState
-from resolvers.handoffs import PlannedHandoff
+from resolvers.handoffs.planning import PlannedHandoff
+from resolvers.handoffs.requests import SummaryRequest, request_for
 from resolvers.providers import ProviderCapabilities
-from resolvers.summary_requests import SummaryRequest, request_for
 
 URL_SETTING = "THREADLINE_SUMMARIZER_URL"
 MODEL_SETTING = "THREADLINE_SUMMARIZER_MODEL"

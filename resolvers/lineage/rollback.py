@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph import events
 from graph.errors import conflict, invalid
 from graph.models import (
     HandoffNode,
     ProviderThreadStatus,
     RunNode,
+    RunStatus,
     ThreadState,
     TransferStatus,
 )
+from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from graph.ranges import Ranges
+from resolvers import transitions
+from resolvers.draft import Draft
 from resolvers.providers import ProviderRegistry
 
 SETTLED = frozenset(
@@ -111,3 +116,26 @@ def decide_rollback(
         nativeRanges=native_ranges,
         supersededTransferIds=superseded_transfers,
     )
+
+
+def record(draft: Draft, state: ThreadState, decision: RollbackDecision, to_ordinal: int) -> None:
+    """What a rollback writes: its runs rolled back, and what they took with them."""
+    thread_id = state.thread.id
+    for run_id in decision.rolledBackRunIds:
+        draft.change(RunChange(id=run_id, status=RunStatus.ROLLED_BACK, rolledBackTo=to_ordinal))
+    for pt_id, ranges in decision.nativeRanges.items():
+        draft.change(ProviderThreadChange(id=pt_id, nativeRanges=ranges.flatten()))
+    rolled_back = state.thread.rolled_back | decision.rolledBack
+    draft.change(ThreadChange(id=thread_id, rolledBack=rolled_back.flatten()))
+    draft.event(
+        thread_id,
+        events.ThreadRolledBack(
+            toRunOrdinal=to_ordinal, rolledBackRuns=len(decision.rolledBackRunIds)
+        ),
+    )
+    for handoff_id in decision.supersededHandoffIds:
+        transitions.supersede_handoff(draft, thread_id, handoff_id, reason="rollback")
+    for pt_id, status in decision.providerThreadStatuses.items():
+        transitions.set_provider_thread_status(draft, thread_id, pt_id, status)
+    for transfer_id in decision.supersededTransferIds:
+        transitions.supersede_transfer(draft, thread_id, transfer_id, reason="rollback")

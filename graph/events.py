@@ -1,0 +1,275 @@
+"""Every kind of ThreadEvent and the payload it carries, one model per kind.
+
+A payload holds the fields its command gave, no others: the stored JSON of an event is
+`payload.model_dump(exclude_unset=True)`, so an event written before a field existed
+reads back with that field unset (None). docs/MODEL.md, "Events", lists them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from graph.models import (
+    HandoffStatus,
+    HandoffStrategy,
+    HistoryMode,
+    ProviderAction,
+    ProviderThreadStatus,
+    ResolutionStrategy,
+    StartStrategy,
+    SummarySource,
+    TransferStatus,
+    TransferType,
+)
+
+
+class EventType(StrEnum):
+    THREAD_CREATED = "thread.created"
+    THREAD_FORKED = "thread.forked"
+    THREAD_CLEAN_CONTEXT_REQUESTED = "thread.cleanContextRequested"
+    THREAD_ROLLED_BACK = "thread.rolledBack"
+    RUN_STARTED = "run.started"
+    RUN_START_FAILED = "run.startFailed"
+    RUN_RESTARTED = "run.restarted"
+    RUN_COMPLETED = "run.completed"
+    RUN_FAILED = "run.failed"
+    PROVIDER_THREAD_CREATED = "providerThread.created"
+    PROVIDER_THREAD_ATTACHED = "providerThread.attached"
+    PROVIDER_THREAD_STATUS = "providerThread.status"
+    HANDOFF_CREATED = "handoff.created"
+    HANDOFF_REGENERATED = "handoff.regenerated"
+    HANDOFF_SUBMITTED = "handoff.submitted"
+    HANDOFF_SUPERSEDED = "handoff.superseded"
+    HANDOFF_SUMMARIZED = "handoff.summarized"
+    HANDOFF_FAILED = "handoff.failed"
+    TRANSFER_CREATED = "transfer.created"
+    TRANSFER_RESOLVED = "transfer.resolved"
+    TRANSFER_CONSUMED = "transfer.consumed"
+    TRANSFER_SUPERSEDED = "transfer.superseded"
+    SUBAGENT_SPAWNED = "subagent.spawned"
+    SUBAGENT_RECORDED = "subagent.recorded"
+
+
+class Payload(BaseModel):
+    """What an event of `kind` says (stored as JSON: enums as their values)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    kind: ClassVar[EventType]
+
+    def stored(self) -> dict[str, Any] | None:
+        """The JSON object kept on the event (None for a payload with no fields)."""
+        return self.model_dump(mode="json", exclude_unset=True) or None
+
+
+class ThreadCreated(Payload):
+    """A root thread (its title) or a fork or subagent (its parent and transfer)."""
+
+    kind = EventType.THREAD_CREATED
+    title: str | None = None
+    parentId: str | None = None
+    relationship: TransferType | None = None
+    transferId: str | None = None
+
+
+class ChildOpened(Payload):
+    """On the parent, a fork or subagent thread made from one of its runs."""
+
+    childThreadId: str
+    transferId: str
+    nativeRef: str | None = None  # a subagent the provider spawned itself
+
+
+class ThreadForked(ChildOpened):
+    kind = EventType.THREAD_FORKED
+
+
+class SubagentSpawned(ChildOpened):
+    kind = EventType.SUBAGENT_SPAWNED
+
+
+class SubagentRecorded(ChildOpened):
+    kind = EventType.SUBAGENT_RECORDED
+
+
+class CleanContextRequested(Payload):
+    kind = EventType.THREAD_CLEAN_CONTEXT_REQUESTED
+
+
+class ThreadRolledBack(Payload):
+    kind = EventType.THREAD_ROLLED_BACK
+    toRunOrdinal: int
+    rolledBackRuns: int
+
+
+class RunStarted(Payload):
+    kind = EventType.RUN_STARTED
+    ordinal: int
+    provider: str
+    strategy: StartStrategy
+    providerAction: ProviderAction
+
+
+class RunStartFailed(Payload):
+    kind = EventType.RUN_START_FAILED
+    providerThreadId: str | None = None
+    reason: str
+
+
+class RunRestarted(Payload):
+    """The run moved to a new provider thread (`providerAction` since it was recorded:
+    older events lack it, and the run's own field says it)."""
+
+    kind = EventType.RUN_RESTARTED
+    ordinal: int
+    strategy: StartStrategy
+    providerAction: ProviderAction | None = None
+
+
+class RunCompleted(Payload):
+    kind = EventType.RUN_COMPLETED
+    ordinal: int
+    items: int
+    checkpointId: str | None = None
+
+
+class RunFailed(Payload):
+    kind = EventType.RUN_FAILED
+    ordinal: int
+    reason: str
+
+
+class ProviderThreadCreated(Payload):
+    kind = EventType.PROVIDER_THREAD_CREATED
+    providerThreadId: str
+    provider: str
+
+
+class ProviderThreadAttached(Payload):
+    kind = EventType.PROVIDER_THREAD_ATTACHED
+    providerThreadId: str
+    nativeRef: str
+    historyMode: HistoryMode
+
+
+class ProviderThreadStatusChanged(Payload):
+    kind = EventType.PROVIDER_THREAD_STATUS
+    providerThreadId: str
+    status: ProviderThreadStatus
+
+
+class HandoffCreated(Payload):
+    kind = EventType.HANDOFF_CREATED
+    handoffId: str
+    strategy: HandoffStrategy
+    covered: list[int]  # [from, to]
+    source: SummarySource
+    status: HandoffStatus
+    fallbackReason: str | None = None
+    cachedFrom: str | None = None
+
+
+class HandoffReplaced(Payload):
+    """A handoff's text written again: into itself when it was PENDING (`filled`), else
+    into a new handoff that `supersedes` it."""
+
+    handoffId: str
+    filled: bool | None = None
+    supersedes: str | None = None
+
+
+class HandoffRegenerated(HandoffReplaced):
+    kind = EventType.HANDOFF_REGENERATED
+
+
+class HandoffSubmitted(HandoffReplaced):
+    kind = EventType.HANDOFF_SUBMITTED
+
+
+class HandoffSuperseded(Payload):
+    kind = EventType.HANDOFF_SUPERSEDED
+    handoffId: str
+    reason: str | None = None
+    supersededBy: str | None = None
+
+
+class HandoffSummarized(Payload):
+    kind = EventType.HANDOFF_SUMMARIZED
+    handoffId: str
+    source: SummarySource
+    model: str | None = None
+    generationMs: float | None = None
+    fallbackReason: str | None = None
+
+
+class HandoffFailed(Payload):
+    kind = EventType.HANDOFF_FAILED
+    handoffId: str
+    reason: str
+    replacedBy: str | None = None
+
+
+class TransferCreated(Payload):
+    kind = EventType.TRANSFER_CREATED
+    transferId: str
+    type: TransferType
+    sourceThreadId: str | None = None
+    targetThreadId: str | None = None
+    status: TransferStatus | None = None
+
+
+class TransferResolved(Payload):
+    kind = EventType.TRANSFER_RESOLVED
+    transferId: str
+    status: TransferStatus
+    strategy: ResolutionStrategy
+
+
+class TransferConsumed(Payload):
+    kind = EventType.TRANSFER_CONSUMED
+    transferId: str
+
+
+class TransferSuperseded(Payload):
+    kind = EventType.TRANSFER_SUPERSEDED
+    transferId: str
+    reason: str | None = None
+    supersededBy: str | None = None
+
+
+PAYLOADS: dict[EventType, type[Payload]] = {
+    model.kind: model
+    for model in (
+        ThreadCreated,
+        ThreadForked,
+        SubagentSpawned,
+        SubagentRecorded,
+        CleanContextRequested,
+        ThreadRolledBack,
+        RunStarted,
+        RunStartFailed,
+        RunRestarted,
+        RunCompleted,
+        RunFailed,
+        ProviderThreadCreated,
+        ProviderThreadAttached,
+        ProviderThreadStatusChanged,
+        HandoffCreated,
+        HandoffRegenerated,
+        HandoffSubmitted,
+        HandoffSuperseded,
+        HandoffSummarized,
+        HandoffFailed,
+        TransferCreated,
+        TransferResolved,
+        TransferConsumed,
+        TransferSuperseded,
+    )
+}
+
+
+def payload_of(kind: EventType | str, stored: dict[str, Any] | None) -> Payload:
+    """A stored event's payload as its model (`kind` as stored: the type's value)."""
+    return PAYLOADS[EventType(kind)].model_validate(stored or {})

@@ -1,0 +1,122 @@
+"""Where lineage transfers start and end: the source point of a fork, a spawn, a merge-back
+or a subagent result, the transfer that created a thread, and which pending transfers a
+new one replaces."""
+
+from __future__ import annotations
+
+from graph.errors import conflict, invalid
+from graph.models import (
+    IN_PROGRESS,
+    RunNode,
+    RunStatus,
+    SourcePoint,
+    ThreadRelationship,
+    ThreadState,
+    TransferNode,
+    TransferStatus,
+    TransferType,
+)
+
+ORIGINS = frozenset({TransferType.FORK, TransferType.SUBAGENT_SPAWN})
+DELIVERED_TO_PARENT = frozenset({TransferType.MERGE_BACK, TransferType.SUBAGENT_RESULT})
+
+
+# ---- source points -------------------------------------------------------------
+
+
+def fork_source_run(
+    state: ThreadState,
+    chosen: RunNode | None,
+    run_id: str | None,
+    checkpoint_id: str | None,
+    latest_stable: bool,
+) -> tuple[RunNode, bool]:
+    """The run a fork starts from and whether it was chosen as a checkpoint.
+
+    `chosen` is the run `run_id` or `checkpoint_id` named, as the store found it in
+    this thread (None: it is not a run of this thread).
+    """
+    if sum([run_id is not None, checkpoint_id is not None, latest_stable]) != 1:
+        raise invalid("Give exactly one of at.runId, at.checkpointId or at.latestStable: true.")
+    if latest_stable:
+        if state.latestStable is None:
+            raise invalid(
+                f"Thread {state.thread.id} has no completed run with a checkpoint to fork from."
+            )
+        return state.latestStable, True
+    if chosen is None:
+        if checkpoint_id is not None:
+            raise invalid(f"Checkpoint {checkpoint_id!r} belongs to no run of this thread.")
+        raise invalid(f"Run {run_id!r} is not a run of thread {state.thread.id}.")
+    return _forkable(chosen), checkpoint_id is not None
+
+
+def _forkable(run: RunNode) -> RunNode:
+    if run.status in IN_PROGRESS:
+        raise conflict(f"Run {run.ordinal} is still {run.status}; fork from a completed run.")
+    if run.status is not RunStatus.COMPLETED:
+        raise invalid(f"Run {run.ordinal} is {run.status}; only a completed run can be forked.")
+    return run
+
+
+def point_at(state: ThreadState, run: RunNode, *, at_checkpoint: bool = False) -> SourcePoint:
+    """A source point at `run` with the native refs of the provider thread it ran on."""
+    pt = state.provider_thread(run.providerThreadId)
+    return SourcePoint(
+        threadId=state.thread.id,
+        runId=run.id,
+        runOrdinal=run.ordinal,
+        checkpointId=run.checkpoint.id if run.checkpoint else None,
+        providerThreadId=pt.id if pt else None,
+        providerThreadRef=pt.nativeRef if pt else None,
+        providerTurnRef=run.nativeTurnRef,
+        atCheckpoint=at_checkpoint,
+    )
+
+
+def latest_point(state: ThreadState) -> SourcePoint:
+    """The thread's latest completed run, or the bare thread when it has none."""
+    completed = state.latestCompleted
+    return point_at(state, completed) if completed else SourcePoint(threadId=state.thread.id)
+
+
+def origin(state: ThreadState) -> TransferNode | None:
+    """The transfer that created this thread (fork or subagent spawn), if any."""
+    return next(
+        (
+            x
+            for x in state.transfers
+            if x.type in ORIGINS and x.status is not TransferStatus.SUPERSEDED
+        ),
+        None,
+    )
+
+
+def merge_back_points(fork: ThreadState) -> tuple[SourcePoint, SourcePoint]:
+    """(source point, base point) of a merge-back: the fork's latest completed run, its origin."""
+    if fork.thread.relationshipToParent is not ThreadRelationship.FORK:
+        raise invalid(f"Thread {fork.thread.id} is not a fork; only forks merge back.")
+    if fork.latestCompleted is None:
+        raise invalid(f"Fork {fork.thread.id} has no completed run to merge back yet.")
+    start = origin(fork)
+    base = start.sourcePoint if start else SourcePoint(threadId=fork.thread.parentId or "")
+    return point_at(fork, fork.latestCompleted), base
+
+
+def require_subagent(child: ThreadState) -> None:
+    if child.thread.relationshipToParent is not ThreadRelationship.SUBAGENT:
+        raise invalid(f"Thread {child.thread.id} is not a subagent thread.")
+    busy = child.run_in_progress
+    if busy is not None:
+        raise conflict(f"Subagent run {busy.ordinal} is still in progress; finish it first.")
+
+
+def superseded_by_new(parent: ThreadState, kind: TransferType, source_thread_id: str) -> list[str]:
+    """Pending transfers of `kind` from the same source that a new one replaces."""
+    return [
+        x.id
+        for x in parent.transfers
+        if x.type is kind
+        and x.status is TransferStatus.PENDING
+        and x.sourceThreadId == source_thread_id
+    ]

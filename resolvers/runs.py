@@ -1,0 +1,168 @@
+"""What the run commands other than the start write: a new thread, clean context, and a
+started run attached, completed or failed. Each function checks the command's rules on
+the thread's state and adds its writes and events to a `Draft`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph import events
+from graph.errors import conflict
+from graph.models import (
+    Actor,
+    CheckpointNode,
+    FileDiffStat,
+    HistoryMode,
+    ProviderThreadNode,
+    ProviderThreadStatus,
+    RunItem,
+    RunNode,
+    RunStatus,
+    ThreadNode,
+    ThreadState,
+)
+from graph.plan import ProviderThreadChange, RunChange, ThreadChange
+from resolvers.draft import Draft
+from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs.summarizer import digest_of
+
+
+def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | None) -> ThreadNode:
+    chosen = ident or draft.new_id("thr")
+    thread = ThreadNode(
+        id=chosen,
+        workspace=workspace,
+        title=title,
+        createdBy=Actor.USER,
+        createdAt=draft.at,
+        rootId=chosen,
+    )
+    draft.thread(thread)
+    draft.event(chosen, events.ThreadCreated(title=title))
+    return thread
+
+
+def request_clean_context(draft: Draft, state: ThreadState) -> None:
+    draft.change(ThreadChange(id=state.thread.id, cleanContextRequested=True))
+    draft.event(state.thread.id, events.CleanContextRequested())
+
+
+def in_progress(state: ThreadState, run: RunNode, verb: str) -> RunNode:
+    """`run` (read after the thread's lock was taken) if it is in progress; else CONFLICT.
+
+    The run in progress, if any, is always the thread's latest: a run starts only when
+    none is in progress, and a rollback needs none in progress.
+    """
+    current = state.run_in_progress
+    if current is None or current.id != run.id:
+        raise conflict(f"Run {run.ordinal} is {run.status}; only a run in progress can {verb}.")
+    return current
+
+
+def attach(
+    draft: Draft,
+    state: ThreadState,
+    pt: ProviderThreadNode,
+    native_ref: str,
+    history_mode: HistoryMode,
+) -> ProviderThreadNode:
+    if pt.nativeRef and pt.nativeRef != native_ref:
+        raise conflict(f"Provider thread {pt.id} is already attached to {pt.nativeRef!r}.")
+    if pt.status in (ProviderThreadStatus.FAILED, ProviderThreadStatus.STALE):
+        raise conflict(f"Provider thread {pt.id} is {pt.status}; it cannot be attached.")
+    status = ProviderThreadStatus.ACTIVE if pt.status is ProviderThreadStatus.PENDING else pt.status
+    draft.change(
+        ProviderThreadChange(
+            id=pt.id, nativeRef=native_ref, historyMode=history_mode, status=status
+        )
+    )
+    waiting = state.run_in_progress
+    # The run starts running once no handoff it consumes still waits for its summary too.
+    if (
+        waiting
+        and waiting.providerThreadId == pt.id
+        and waiting.status is RunStatus.STARTING
+        and not summary_plans.pending_of(state, waiting.id)
+    ):
+        draft.change(RunChange(id=waiting.id, status=RunStatus.RUNNING))
+    draft.event(
+        state.thread.id,
+        events.ProviderThreadAttached(
+            providerThreadId=pt.id, nativeRef=native_ref, historyMode=history_mode
+        ),
+    )
+    return draft.updated(pt)
+
+
+def complete(
+    draft: Draft,
+    state: ThreadState,
+    run: RunNode,
+    native_turn_ref: str | None,
+    items: Sequence[RunItem],
+    checkpoint_ref: str | None,
+    diff_summary: Sequence[FileDiffStat] | None,
+) -> RunNode:
+    summary_plans.require_settled(state, run)
+    checkpoint = None
+    if diff_summary is not None:
+        checkpoint = CheckpointNode(
+            id=draft.new_id("ckp"),
+            runId=run.id,
+            ref=checkpoint_ref,
+            diffSummary=list(diff_summary),
+            createdAt=draft.at,
+        )
+    done = run.model_copy(
+        update={
+            "status": RunStatus.COMPLETED,
+            "nativeTurnRef": native_turn_ref,
+            "completedAt": draft.at,
+            "items": list(items),
+            "checkpoint": checkpoint,
+        }
+    )
+    _ended(draft, state, done)
+    draft.content(run.id, list(items), checkpoint)
+    draft.event(
+        state.thread.id,
+        events.RunCompleted(
+            ordinal=run.ordinal,
+            items=len(items),
+            checkpointId=checkpoint.id if checkpoint else None,
+        ),
+        run.id,
+    )
+    return done
+
+
+def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode:
+    summary_plans.fail_pending(draft, state, run, reason)
+    failed = run.model_copy(
+        update={"status": RunStatus.FAILED, "failureReason": reason, "completedAt": draft.at}
+    )
+    _ended(draft, state, failed)
+    draft.event(state.thread.id, events.RunFailed(ordinal=run.ordinal, reason=reason), run.id)
+    return failed
+
+
+def _ended(draft: Draft, state: ThreadState, run: RunNode) -> None:
+    """A run becomes history: its new status, its digest for summaries, and a native run
+    of its provider thread."""
+    draft.change(
+        RunChange(
+            id=run.id,
+            status=run.status,
+            nativeTurnRef=run.nativeTurnRef,
+            failureReason=run.failureReason,
+            completedAt=run.completedAt,
+            digest=digest_of(run),
+        )
+    )
+    pt = state.provider_thread(run.providerThreadId)
+    if pt is not None:
+        draft.change(
+            ProviderThreadChange(
+                id=pt.id, nativeRanges=pt.native.with_ordinal(run.ordinal).flatten()
+            )
+        )
