@@ -1,4 +1,4 @@
-"""GraphQL types of what operations answer around the graph's nodes (api/graphql/types.py): start
+"""GraphQL types of what operations answer around the graph's nodes (`api.graphql.types`): start
 resolutions and plans, summarization requests, merge-back plans, events, pages of
 threads, rollback results and lineage."""
 
@@ -24,11 +24,15 @@ from api.graphql.types import (
     Thread,
     ThreadRelationship,
     provider_thread_by_id,
+    required,
+    thread_by_id,
 )
 from graph import models
 from resolvers.handoffs.requests import SummaryRequest
+from resolvers.lineage.rollback import RollbackDecision
 from resolvers.past.as_of import Instant
 from resolvers.past.replay import Explained
+from resolvers.start.plan import StartOutcome
 
 
 @strawberry.type
@@ -101,6 +105,32 @@ class StartContextResolution:
         description="Summaries a provider must write before the caller acts on the "
         "provider: their handoffs are PENDING, contextText is null and the run STARTING."
     )
+
+    @classmethod
+    def of(cls, outcome: StartOutcome) -> StartContextResolution:
+        """A start's answer, from the nodes as the start left them: no second read."""
+        decision = outcome.decision
+        fork = decision.nativeFork
+        return cls(
+            run=Run.of(outcome.run),
+            strategy=decision.strategy,
+            provider_action=decision.providerAction,
+            provider_thread=ProviderThread.of(outcome.provider_thread),
+            native_fork=NativeForkPlan(
+                source_provider_thread_ref=fork.sourceProviderThreadRef,
+                last_turn_id=fork.lastTurnId,
+                rollback_turns=fork.rollbackTurns,
+            )
+            if fork
+            else None,
+            handoffs=[ContextHandoff.of(h) for h in outcome.handoffs],
+            context_text=outcome.context_text,
+            injection_mode=decision.injection_mode,
+            consumed_transfers=[ContextTransfer.of(x) for x in outcome.transfers],
+            staleness_signals=decision.stalenessSignals,
+            explanation=decision.explanation,
+            summarization_requests=[SummarizationRequest.of(r) for r in outcome.waiting_requests],
+        )
 
 
 @strawberry.type
@@ -184,6 +214,22 @@ class RollbackResult:
     superseded_handoffs: list[ContextHandoff]
     affected_provider_threads: list[ProviderThread]
     superseded_transfers: list[ContextTransfer]
+
+    @classmethod
+    async def load(cls, info: Info, thread_id: str, decision: RollbackDecision) -> RollbackResult:
+        """What a rollback changed, read after it committed (one batch per kind)."""
+        loaders = info.context.loaders
+        runs = await loaders.run.load_many(decision.rolledBackRunIds)
+        handoffs = await loaders.handoff.load_many(decision.supersededHandoffIds)
+        pts = await loaders.provider_thread.load_many(list(decision.providerThreadStatuses))
+        transfers = await loaders.transfer.load_many(decision.supersededTransferIds)
+        return cls(
+            thread=await required(thread_by_id(info, thread_id)),
+            rolled_back_runs=[Run.of(r) for r in runs if r],
+            superseded_handoffs=[ContextHandoff.of(h) for h in handoffs if h],
+            affected_provider_threads=[ProviderThread.of(p) for p in pts if p],
+            superseded_transfers=[ContextTransfer.of(x) for x in transfers if x],
+        )
 
 
 @strawberry.type

@@ -9,6 +9,7 @@ from typing import Any, TypeVar, cast
 
 import strawberry
 from strawberry.scalars import JSON
+from strawberry.types.base import get_object_definition
 
 from api.graphql.context import Context
 from api.graphql.loaders import Loaders
@@ -40,6 +41,40 @@ def described(
         else strawberry.field
     )
     return cast(Callable[[F], F], decorate(description=description))
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+_PLAIN_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _plain_fields(cls: type) -> tuple[tuple[str, str], ...]:
+    """(field, attribute) of each of `cls`'s GraphQL fields without a resolver (read once)."""
+    found = _PLAIN_FIELDS.get(cls)
+    if found is None:
+        definition = get_object_definition(cls, strict=True)
+        found = _PLAIN_FIELDS[cls] = tuple(
+            (f.python_name, _camel(f.python_name))
+            for f in definition.fields
+            if f.base_resolver is None
+        )
+    return found
+
+
+def from_model(cls: type[T], source: object, **extra: object) -> T:
+    """`cls` with each plain field read from `source`'s attribute of the same name (camelCase
+    in the graph's models, as stored and as GraphQL names it; snake_case elsewhere): a type
+    states its fields once, and only relations and computed fields have resolvers.
+    `extra`: private fields."""
+    values = {
+        name: getattr(source, attribute if hasattr(source, attribute) else name)
+        for name, attribute in _plain_fields(cls)
+        if name not in extra
+    }
+    return cls(**values, **extra)
 
 
 # The graph's enums are the contract's: registered with Strawberry once, used as they are.
@@ -112,16 +147,7 @@ class Thread:
 
     @classmethod
     def of(cls, node: models.ThreadNode, as_of: Instant | None = None) -> Thread:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            title=node.title,
-            created_by=node.createdBy,
-            created_at=node.createdAt,
-            relationship_to_parent=node.relationshipToParent,
-            clean_context_requested=node.cleanContextRequested,
-            as_of=as_of,
-        )
+        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     async def parent(self, info: Info) -> Thread | None:
@@ -227,13 +253,7 @@ class RunItem:
 
     @classmethod
     def of(cls, item: models.RunItem) -> RunItem:
-        return cls(
-            kind=item.kind,
-            text=item.text,
-            key=item.key,
-            path=item.path,
-            attributes=JSON(item.attributes) if item.attributes is not None else None,
-        )
+        return from_model(cls, item)
 
 
 @strawberry.type
@@ -254,13 +274,7 @@ class Checkpoint:
 
     @classmethod
     def of(cls, node: models.CheckpointNode, as_of: Instant | None = None) -> Checkpoint:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            ref=node.ref,
-            created_at=node.createdAt,
-            as_of=as_of,
-        )
+        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     def diff_summary(self) -> list[FileDiffStat]:
@@ -294,21 +308,7 @@ class Run:
 
     @classmethod
     def of(cls, node: models.RunNode, as_of: Instant | None = None) -> Run:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            ordinal=node.ordinal,
-            provider=node.provider,
-            model=node.model,
-            runtime_mode=node.runtimeMode,
-            status=node.status,
-            input=node.input,
-            native_turn_ref=node.nativeTurnRef,
-            failure_reason=node.failureReason,
-            started_at=node.startedAt,
-            completed_at=node.completedAt,
-            as_of=as_of,
-        )
+        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     def checkpoint(self) -> Checkpoint | None:
@@ -369,17 +369,7 @@ class ProviderThread:
 
     @classmethod
     def of(cls, node: models.ProviderThreadNode, as_of: Instant | None = None) -> ProviderThread:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            provider=node.provider,
-            native_ref=node.nativeRef,
-            status=node.status,
-            model=node.model,
-            runtime_mode=node.runtimeMode,
-            history_mode=node.historyMode,
-            as_of=as_of,
-        )
+        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
@@ -474,24 +464,7 @@ class ContextHandoff:
 
     @classmethod
     def of(cls, node: models.HandoffNode, as_of: Instant | None = None) -> ContextHandoff:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            strategy=node.strategy,
-            kind=node.kind,
-            summary_text=node.summaryText,
-            token_estimate=node.tokenEstimate,
-            status=node.status,
-            created_by_provider=node.createdByProvider,
-            created_at=node.createdAt,
-            updated_at=node.updatedAt,
-            summary_source=node.summarySource,
-            model=node.model,
-            generation_ms=node.generationMs,
-            fallback_reason=node.fallbackReason,
-            failure_reason=node.failureReason,
-            as_of=as_of,
-        )
+        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     def covered_run_ordinals(self) -> OrdinalRange:
@@ -547,13 +520,7 @@ class SourcePoint:
 
     @classmethod
     def of(cls, point: models.SourcePoint, as_of: Instant | None = None) -> SourcePoint:
-        return cls(
-            point=point,
-            turn_item_id=point.turnItemId,
-            provider_thread_ref=point.providerThreadRef,
-            provider_turn_ref=point.providerTurnRef,
-            as_of=as_of,
-        )
+        return from_model(cls, point, point=point, as_of=as_of)
 
     @strawberry.field
     async def thread(self, info: Info) -> Thread:
@@ -588,20 +555,7 @@ class ContextTransfer:
 
     @classmethod
     def of(cls, node: models.TransferNode, as_of: Instant | None = None) -> ContextTransfer:
-        return cls(
-            node=node,
-            id=strawberry.ID(node.id),
-            type=node.type,
-            source_provider=node.sourceProvider,
-            target_provider=node.targetProvider,
-            status=node.status,
-            resolution_strategy=node.resolutionStrategy,
-            created_by=node.createdBy,
-            created_at=node.createdAt,
-            consumed_at=node.consumedAt,
-            failure_reason=node.failureReason,
-            as_of=as_of,
-        )
+        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     def source_point(self) -> SourcePoint:
@@ -693,8 +647,8 @@ async def read_back(info: Info, answer: Awaitable[T]) -> T:
     try:
         return await answer
     except ThreadlineError as error:
-        if error.code is not ErrorCode.UNAVAILABLE:
-            raise
+        if error.code is not ErrorCode.UNAVAILABLE or "outcome" in error.extensions:
+            raise  # not Neo4j gone, or an error that says already what was done
         raise ThreadlineError(
             ErrorCode.UNAVAILABLE,
             "The change was made, but the graph database went away before its result could "

@@ -34,7 +34,7 @@ from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_han
 from resolvers.handoffs.summarizer import summarize
 from resolvers.lineage import points
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
-from resolvers.start import transfers
+from resolvers.start import injection, transfers
 from resolvers.start.staleness import StalenessPolicy
 
 REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
@@ -134,7 +134,29 @@ def decide_start(
             decision = _with_inherited(decision, state, related, restart, content)
     decision = _with_parent_deliveries(decision, state, related, restart, content)
     _refuse_unsupported(decision)
-    return decision
+    return _in_injection_order(decision, state, related)
+
+
+def _in_injection_order(
+    decision: StartDecision, state: ThreadState, related: Mapping[str, ThreadState]
+) -> StartDecision:
+    """The decision's handoffs in the order they are injected (`resolvers.start.injection`),
+    each transfer still pointing at the handoff made for it."""
+    positions = injection.order(decision.handoffs, state, related)
+    if positions == list(range(len(positions))):
+        return decision
+    moved_to = {old: new for new, old in enumerate(positions)}
+    return decision.model_copy(
+        update={
+            "handoffs": [decision.handoffs[i] for i in positions],
+            "transfers": [
+                t.model_copy(update={"handoffIndex": moved_to[t.handoffIndex]})
+                if t.handoffIndex is not None
+                else t
+                for t in decision.transfers
+            ],
+        }
+    )
 
 
 def _ladder(

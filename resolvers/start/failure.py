@@ -12,11 +12,9 @@ with. Nothing happens to the provider thread: it never got the chance to fail.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 
 from graph.models import (
     HandoffHead,
-    HandoffKind,
     HandoffNode,
     ProviderAction,
     ProviderThreadNode,
@@ -32,6 +30,7 @@ from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.handoffs.requests import SummaryRequest
 from resolvers.handoffs.sources import Assignment
 from resolvers.providers import ProviderCapabilities
+from resolvers.start import injection
 from resolvers.start.decision import StartDecision
 from resolvers.start.plan import StartOutcome
 
@@ -76,7 +75,7 @@ def summary_failed(
     draft.move(run.id, pt.id, new_ids)
     failed = {h.id for h in pending}
     kept = [h for h in state.runHandoffs if h.targetRunId == run.id and h.id not in failed]
-    handoffs = injection_order([*kept, *replacements], state, related)
+    handoffs = injection.ordered([*kept, *replacements], state, related)
     draft.change(RunChange(id=run.id, status=summary_plans.run_status(pt, handoffs)))
     moved = run.model_copy(update={"consumedHandoffIds": [*run.consumedHandoffIds, *new_ids]})
     return StartOutcome(
@@ -122,24 +121,3 @@ def _as_started(
             "start said, once every handoff is READY.",
         ],
     )
-
-
-def injection_order(
-    handoffs: Sequence[HandoffNode], state: ThreadState, related: Mapping[str, ThreadState]
-) -> list[HandoffNode]:
-    """The order a start injects its handoffs in: inherited context root first, then the
-    thread's own summary, then merge-backs and subagent results."""
-    ancestors: list[str] = []  # parent first
-    current = state.thread
-    while current.parentId is not None and current.parentId in related:
-        ancestors.append(current.parentId)
-        current = related[current.parentId].thread
-
-    def key(h: HandoffNode) -> tuple[int, int, datetime, str]:
-        if h.sourceThreadId == state.thread.id:
-            return (1, 0, h.createdAt, h.id)
-        if h.kind is HandoffKind.PORTABLE_CONTEXT and h.sourceThreadId in ancestors:
-            return (0, -ancestors.index(h.sourceThreadId), h.createdAt, h.id)
-        return (2, 0, h.createdAt, h.id)
-
-    return sorted(handoffs, key=key)

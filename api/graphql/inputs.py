@@ -1,0 +1,65 @@
+"""GraphQL input types, and what each becomes in the graph's model."""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.scalars import JSON
+
+from api.graphql import types as t
+from graph import models
+from graph.errors import invalid
+
+
+@strawberry.input
+class RunItemInput:
+    kind: t.RunItemKind
+    text: str
+    key: str | None = None
+    path: str | None = None
+    attributes: JSON | None = None
+
+    def model(self) -> models.RunItem:
+        return models.RunItem(
+            kind=models.RunItemKind(self.kind),
+            text=self.text,
+            key=self.key,
+            path=self.path,
+            attributes=_attributes(self.attributes),
+        )
+
+
+@strawberry.input
+class FileDiffStatInput:
+    path: str
+    additions: int
+    deletions: int
+    change_kind: str
+
+    def model(self) -> models.FileDiffStat:
+        return models.FileDiffStat(
+            path=self.path,
+            additions=self.additions,
+            deletions=self.deletions,
+            changeKind=self.change_kind,
+        )
+
+
+@strawberry.input
+class CheckpointInput:
+    diff_summary: list[FileDiffStatInput]
+    ref: str | None = None
+
+
+@strawberry.input
+class SourcePointInput:
+    run_id: strawberry.ID | None = None
+    checkpoint_id: strawberry.ID | None = None
+    latest_stable: bool | None = None
+
+
+def _attributes(value: object) -> dict[str, object] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise invalid("Run item attributes must be a JSON object.")
+    return value

@@ -1,0 +1,174 @@
+"""Every query: by id, pages of threads and events, lineage, and the dry runs of startRun
+and mergeBack."""
+
+from __future__ import annotations
+
+import base64
+from datetime import datetime
+
+import strawberry
+
+from api.commands import lineage, runs
+from api.commands.caller import Caller
+from api.graphql import answers as a
+from api.graphql import past
+from api.graphql import types as t
+from graph import models, repo
+from graph.errors import invalid
+from graph.store import Tx
+from resolvers.lineage.plans import MergeBackOutlook
+from resolvers.past.replay import Explained, explained
+from resolvers.start.decision import StartRequest
+
+Info = t.Info
+
+
+def _page_size(info: Info, first: int) -> int:
+    limit = info.context.settings.max_page_size
+    if not 1 <= first <= limit:
+        raise invalid(f"first must be between 1 and {limit}, got {first}.")
+    return first
+
+
+def _cursor(node: models.ThreadNode) -> str:
+    raw = f"{node.createdAt.isoformat()}|{node.id}"
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        created, ident = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
+        return datetime.fromisoformat(created), ident
+    except ValueError as error:
+        raise invalid(f"Cursor {cursor!r} is not one this API issued.") from error
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def providers(self, info: Info) -> list[t.Provider]:
+        return [t.from_model(t.Provider, p) for p in info.context.providers.all()]
+
+    @strawberry.field
+    async def thread(
+        self, info: Info, id: strawberry.ID, as_of: datetime | None = None
+    ) -> t.Thread | None:
+        return await t.thread_by_id(info, id, past.instant(as_of))
+
+    @strawberry.field
+    async def threads(
+        self, info: Info, first: int | None = 50, after: str | None = None
+    ) -> a.ThreadConnection:
+        size = _page_size(info, 50 if first is None else first)
+        position = _decode_cursor(after) if after else None
+
+        async def work(tx: Tx) -> list[models.ThreadNode]:
+            return await repo.threads_page(tx, info.context.workspace, position, size)
+
+        found = await info.context.store.read(work)
+        page = found[:size]
+        edges = [a.ThreadEdge(cursor=_cursor(node), node=t.Thread.of(node)) for node in page]
+        return a.ThreadConnection(
+            edges=edges,
+            page_info=a.PageInfo(
+                has_next_page=len(found) > size,
+                end_cursor=edges[-1].cursor if edges else None,
+            ),
+        )
+
+    @strawberry.field
+    async def run(self, info: Info, id: strawberry.ID) -> t.Run | None:
+        return await t.run_by_id(info, id)
+
+    @strawberry.field
+    async def provider_thread(self, info: Info, id: strawberry.ID) -> t.ProviderThread | None:
+        return await t.provider_thread_by_id(info, id)
+
+    @strawberry.field
+    async def transfer(self, info: Info, id: strawberry.ID) -> t.ContextTransfer | None:
+        return await t.transfer_by_id(info, id)
+
+    @strawberry.field
+    async def handoff(self, info: Info, id: strawberry.ID) -> t.ContextHandoff | None:
+        return await t.handoff_by_id(info, id)
+
+    @t.described("Threads around one: parents up, forks and subagents down.")
+    async def lineage(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        direction: t.LineageDirection | None = models.LineageDirection.BOTH,
+        depth: int | None = 10,
+        as_of: datetime | None = None,
+    ) -> a.Lineage:
+        hops = 10 if depth is None else depth
+        if hops < 0:
+            raise invalid(f"depth must be 0 or more, got {hops}.")
+        way = models.LineageDirection(direction or models.LineageDirection.BOTH)
+
+        async def work(tx: Tx) -> models.Lineage | None:
+            return await repo.lineage(tx, info.context.workspace, thread_id, way.value, hops)
+
+        found = await info.context.store.read(work)
+        at = past.instant(as_of)
+        return a.Lineage.of(found) if at is None else await past.lineage(info, found, at)
+
+    @t.described(
+        "Dry run of startRun: same decision, nothing written. With asOf, the decision as it "
+        "would have been made then; where a run recorded another, the record is answered."
+    )
+    async def explain_start_context(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        provider: str,
+        model: str | None = None,
+        runtime_mode: str | None = None,
+        as_of: datetime | None = None,
+    ) -> a.StartContextPlan:
+        request = StartRequest(provider=provider, input="", model=model, runtimeMode=runtime_mode)
+        at = past.instant(as_of)
+
+        async def now(tx: Tx, caller: Caller) -> Explained:
+            decision, state = await runs.explain_start(tx, caller, thread_id, request)
+            return explained(decision, state)
+
+        async def then(tx: Tx, caller: Caller) -> Explained:
+            assert at is not None
+            return await runs.explain_start_then(tx, caller, thread_id, request, at.at)
+
+        found = await info.context.examine(now if at is None else then)
+        return await a.StartContextPlan.of(info, found, at)
+
+    @t.described("Dry run of mergeBack: what it would carry, and where, or why it would refuse.")
+    async def explain_merge_back(self, info: Info, thread_id: strawberry.ID) -> a.MergeBackPlan:
+        async def explain(tx: Tx, caller: Caller) -> MergeBackOutlook:
+            return await lineage.explain_merge_back(tx, caller, thread_id)
+
+        found = await info.context.examine(explain)
+        return a.MergeBackPlan(
+            possible=found.reason is None,
+            reason=found.reason,
+            run_ordinals=list(found.runs),
+            context_text=found.text,
+            token_estimate=found.tokenEstimate,
+            target_thread_id=strawberry.ID(found.targetThreadId),
+        )
+
+    @strawberry.field
+    async def events(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        after: strawberry.ID | None = None,
+        first: int | None = 100,
+    ) -> list[a.ThreadEvent]:
+        size = _page_size(info, 100 if first is None else first)
+
+        async def work(tx: Tx) -> list[models.EventNode] | None:
+            return await repo.events_page(tx, info.context.workspace, thread_id, after, size)
+
+        found = await info.context.store.read(work)
+        if found is None:
+            raise invalid(f"after: {after!r} is not an event of thread {thread_id!r}.")
+        return [a.ThreadEvent.of(event) for event in found]
