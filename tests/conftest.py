@@ -1,28 +1,41 @@
-"""One real Neo4j per test session; every test starts from an empty graph."""
+"""One real Neo4j per test session; every test starts from an empty graph. The helpers
+these fixtures use are in tests/support/."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
+from hypothesis import settings
 
-from api.app import create_app
 from api.settings import Settings, test_neo4j
-from graph import queries
 from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
+from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client, wipe
+from tests.support.served import serve
 
 TEST_URI_ENV = "THREADLINE_TEST_NEO4J_URI"
+# Property tests check what holds, not how fast: on a busy 2-core box an example may take
+# longer than Hypothesis's default 200 ms deadline without anything being wrong.
+settings.register_profile("threadline", deadline=None)
+settings.load_profile("threadline")
+# Kinds of tests, by folder; `process` besides for those that start `threadline serve` or
+# a Neo4j of their own (a fixture below, or `pytestmark` in their module).
+FOLDER_MARKS = {"unit": "unit", "integration": "integration", "browser": "browser"}
+PROCESS_FIXTURES = frozenset({"live_api", "home"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        folder = item.path.parent.name
+        if folder in FOLDER_MARKS:
+            item.add_marker(FOLDER_MARKS[folder])
+        if folder == "browser" or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker("process")
 
 
 @pytest.fixture(scope="session")
@@ -49,14 +62,6 @@ def neo4j_uri(neo4j_server: LocalNeo4j | None) -> str:
     return os.environ.get(TEST_URI_ENV) or (neo4j_server.uri if neo4j_server else "")
 
 
-def connect_test_store(neo4j_uri: str) -> Store:
-    user, password = (
-        os.environ.get("THREADLINE_TEST_NEO4J_USER", "neo4j"),
-        os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD"),
-    )
-    return Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=5.0)
-
-
 @pytest.fixture(scope="session")
 async def store(neo4j_uri: str) -> AsyncIterator[Store]:
     store = connect_test_store(neo4j_uri)
@@ -66,61 +71,10 @@ async def store(neo4j_uri: str) -> AsyncIterator[Store]:
     await store.close()
 
 
-async def wipe(store: Store) -> None:
-    async with store._driver.session() as session:  # implicit tx: CALL IN TRANSACTIONS
-        await session.run(queries.load("testing/wipe"))  # type: ignore[arg-type]
-
-
 @pytest.fixture
 async def clean_store(store: Store) -> Store:
     await wipe(store)
     return store
-
-
-class GraphQLClient:
-    """Posts GraphQL documents to the real app, which talks to the real Neo4j."""
-
-    def __init__(self, http: httpx.AsyncClient) -> None:
-        self.http = http
-
-    async def post(
-        self, query: str, headers: dict[str, str] | None = None, **variables: Any
-    ) -> dict[str, Any]:
-        response = await self.http.post(
-            "/graphql", json={"query": query, "variables": variables}, headers=headers or {}
-        )
-        assert response.status_code < 500, response.text
-        body: dict[str, Any] = response.json()
-        return body
-
-    async def __call__(self, query: str, **variables: Any) -> dict[str, Any]:
-        body = await self.post(query, **variables)
-        assert not body.get("errors"), body["errors"]
-        data: dict[str, Any] = body["data"]
-        return data
-
-    async def error(self, query: str, **variables: Any) -> dict[str, Any]:
-        """The first error of a request that must fail."""
-        body = await self.post(query, **variables)
-        assert body.get("errors"), f"expected an error, got {body}"
-        error: dict[str, Any] = body["errors"][0]
-        return error
-
-
-@asynccontextmanager
-async def make_app_client(
-    store: Store, settings: Settings | None = None, *, raise_app_exceptions: bool = True
-) -> AsyncIterator[httpx.AsyncClient]:
-    """The app in-process, its lifespan running, on the test Neo4j. Without
-    `raise_app_exceptions`, an exception that escapes the app is answered as a server
-    would answer it (HTTP 500) instead of raised in the test."""
-    app = create_app(settings or Settings(), store=store)
-    transport = httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions)
-    async with (
-        app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://test") as client,
-    ):
-        yield client
 
 
 @pytest.fixture
@@ -132,65 +86,6 @@ async def http(clean_store: Store) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 async def gql(http: httpx.AsyncClient) -> GraphQLClient:
     return GraphQLClient(http)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def serve(neo4j_uri: str, folder: Path, **settings: str) -> Iterator[str]:
-    """`threadline serve` as a separate process on the test Neo4j: real HTTP, real uvicorn,
-    once /readyz says ready.
-
-    `settings` are extra THREADLINE_* variables, e.g. TOKENS_FILE. Yields the base URL.
-    """
-    with served(neo4j_uri, folder, **settings) as (base, _):
-        yield base
-
-
-@contextmanager
-def served(
-    neo4j_uri: str, folder: Path, **settings: str
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`serve`, with the `threadline serve` process itself."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "THREADLINE_NEO4J_URI": neo4j_uri,
-        "THREADLINE_PORT": str(port),
-        "THREADLINE_HOST": "127.0.0.1",
-        "THREADLINE_DB_TIMEOUT_S": "5",
-        **{f"THREADLINE_{key}": value for key, value in settings.items()},
-    }
-    password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
-    if password:
-        env["THREADLINE_NEO4J_PASSWORD"] = password
-    log = (folder / "serve.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT
-    )
-    base = f"http://127.0.0.1:{port}"
-    # Ready, as a deployment's readiness probe waits: until the warm-up has planned the
-    # statements, requests are served but may take seconds (a 5 s budget then runs out).
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/readyz", timeout=5).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    else:
-        process.kill()
-        raise RuntimeError("threadline serve did not come up")
-    try:
-        yield base, process
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,6 @@ from graph.models import (
     InjectionMode,
     ProviderAction,
     ProviderThreadNode,
-    ProviderThreadStatus,
     ResolutionStrategy,
     RunNode,
     StalenessSignal,
@@ -31,14 +30,10 @@ from graph.models import (
 from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, span
-from resolvers.handoffs.summarizer import summarize
 from resolvers.lineage import points
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
-from resolvers.start import injection, transfers
+from resolvers.start import injection, staleness, transfers
 from resolvers.start.staleness import StalenessPolicy
-
-REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
-LIVE_HANDOFF = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
 
 
 class StartRequest(BaseModel):
@@ -353,68 +348,22 @@ def _pick(
     if not candidates:
         explanation.append(f"No {provider.kind} provider thread exists on this thread yet.")
         return None, []
-    chosen = next((pt for pt in candidates if _reusable(pt)), None)
+    chosen = next((pt for pt in candidates if staleness.reusable(pt)), None)
     if chosen is None:
         latest = candidates[0]
         explanation.append(
             f"The latest {provider.kind} provider thread {latest.id} is {latest.status} "
             "and cannot be reused."
         )
-        return None, _status_signals(latest)
+        return None, staleness.status_signals(latest)
     if not provider.supports_resume:
         explanation.append(f"{provider.kind} cannot resume a provider thread.")
         return None, []
-    signals = staleness_signals(state, chosen, request, provider, policy, content)
+    signals = staleness.signals(state, chosen, request.runtimeMode, provider, policy, content)
     if signals:
         names = ", ".join(signal.value for signal in signals)
         explanation.append(f"Provider thread {chosen.id} is stale ({names}), so it is not reused.")
     return chosen, signals
-
-
-def _reusable(pt: ProviderThreadNode) -> bool:
-    return pt.status in REUSABLE or (
-        pt.status is ProviderThreadStatus.PENDING and bool(pt.nativeRef)
-    )
-
-
-def _status_signals(pt: ProviderThreadNode) -> list[StalenessSignal]:
-    if pt.status is ProviderThreadStatus.FAILED:
-        return [StalenessSignal.RESUME_FAILED]
-    if pt.status is ProviderThreadStatus.DIVERGENT:
-        return [StalenessSignal.ROLLED_BACK_OR_DIVERGENT]
-    return []
-
-
-def staleness_signals(
-    state: ThreadState,
-    pt: ProviderThreadNode,
-    request: StartRequest,
-    provider: ProviderCapabilities,
-    policy: StalenessPolicy,
-    content: Content,
-) -> list[StalenessSignal]:
-    """Every staleness signal that holds for `pt`, in the contract's order."""
-    signals: list[StalenessSignal] = []
-    cov = _coverage(state, pt)
-    # Every history run after the provider thread's last native run ran elsewhere.
-    off_provider = state.history.after(cov.native.last or 0)
-    if len(off_provider) > policy.max_off_provider_runs:
-        signals.append(StalenessSignal.TOO_MANY_OFF_PROVIDER_RUNS)
-    received = [
-        h for h in state.handoffs if h.toProviderThreadId == pt.id and h.status in LIVE_HANDOFF
-    ]
-    if len(received) >= policy.max_chained_handoffs:
-        signals.append(StalenessSignal.TOO_MANY_CHAINED_HANDOFFS)
-    if request.runtimeMode is not None and request.runtimeMode != pt.runtimeMode:
-        signals.append(StalenessSignal.INCOMPATIBLE_SETTINGS)
-    signals.extend(_status_signals(pt))
-    if state.thread.cleanContextRequested:
-        signals.append(StalenessSignal.CLEAN_CONTEXT_REQUESTED)
-    if cov.missing:
-        delta = summarize(content.runs(state.thread.id, cov.missing), title="")
-        if delta.tokenEstimate > provider.max_handoff_tokens:
-            signals.append(StalenessSignal.EXCEEDS_CONTEXT_POLICY)
-    return signals
 
 
 def _coverage(state: ThreadState, pt: ProviderThreadNode) -> Coverage:

@@ -23,7 +23,8 @@ import pytest
 
 from api.cli.demo import DemoFamily, seed_demo
 from graph.store import Store
-from tests.conftest import GraphQLClient, serve, wipe
+from tests.support.graphql import GraphQLClient, wipe
+from tests.support.served import serve
 
 try:
     from playwright.async_api import Browser, Page, async_playwright

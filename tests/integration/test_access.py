@@ -10,8 +10,8 @@ import pytest
 from api.auth import TokenBook, refuse_open_public_bind
 from api.settings import Settings
 from graph.store import Store
-from tests.conftest import GraphQLClient, make_app_client
-from tests.integration.helpers import As, tokens_file
+from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.steps import As, tokens_file
 
 TOKENS = {"alice-write": ("a", "write"), "alice-read": ("a", "read"), "bob": ("b", "admin")}
 

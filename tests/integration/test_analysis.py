@@ -18,8 +18,8 @@ import pytest
 from api.cli import demo_runs as spec
 from graph.console import analysis, readonly
 from graph.store import Store
-from tests.integration.family import HISTORY, Family, at
-from tests.integration.seeded import Seeded, read_only_graph, seeded_demo
+from tests.support.family import HISTORY, Family, at
+from tests.support.seeded import Seeded, read_only_graph, seeded_demo
 
 LIVE = ("ACTIVE", "ROLLED_BACK")
 RETIRED = ("STALE", "DIVERGENT", "FAILED")

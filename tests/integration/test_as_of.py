@@ -17,8 +17,8 @@ from typing import Any
 
 from api.settings import Settings
 from graph.store import Store
-from tests.conftest import GraphQLClient, make_app_client
-from tests.integration.helpers import ATTACH, new_thread, run_once
+from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.steps import ATTACH, new_thread, run_once
 
 START = """mutation($t: ID!, $p: String!) { startRun(threadId: $t, provider: $p, input: "go") {
   run { id ordinal status } providerThread { id status nativeRef }

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import COVERAGE, new_thread, run_once
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import COVERAGE, new_thread, run_once
 
 EXPLAIN = """query($id: ID!, $p: String!) { explainStartContext(threadId: $id, provider: $p) {
   strategy providerAction providerThread { id } handoffStrategies coveredRunOrdinals

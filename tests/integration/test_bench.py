@@ -14,11 +14,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench import report
 from bench.config import Config
 from bench.families import Shape, probe_family
 from bench.measure import LINEAGE_DEPTH
 from bench.runner import Target, run
+
+pytestmark = pytest.mark.process  # starts processes of its own
 
 TINY = Config(
     scales=(("tiny", 50),),

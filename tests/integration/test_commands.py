@@ -13,8 +13,8 @@ from graph import repo
 from graph.models import ThreadNode
 from graph.plan import CommandId, Receipt, WritePlan
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import new_thread
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import new_thread
 
 START = """
 mutation($id: ID!, $cmd: String, $input: String!) {

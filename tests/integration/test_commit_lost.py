@@ -15,7 +15,7 @@ import pytest
 
 from graph.errors import ErrorCode, ThreadlineError
 from graph.store import Store, Tx
-from tests.integration.direct import create_thread
+from tests.support.direct import create_thread
 
 # A Bolt COMMIT message: chunk of 2 bytes, a struct with no fields and signature 0x12.
 COMMIT = b"\x00\x02\xb0\x12\x00\x00"
@@ -46,6 +46,7 @@ class CommitCutter:
     ) -> None:
         server_in, server_out = await asyncio.open_connection(*self.target)
         cut = asyncio.Event()
+        answered = asyncio.Event()  # Neo4j answered the COMMIT: it is applied
 
         async def upstream() -> None:
             while data := await client_in.read(65536):
@@ -57,12 +58,13 @@ class CommitCutter:
                 if committing:
                     self.armed = False
                     self.cuts += 1
-                    await asyncio.sleep(0.2)  # let Neo4j read and apply the COMMIT
+                    await asyncio.wait_for(answered.wait(), 30)
                     return
 
         async def downstream() -> None:
-            while not cut.is_set() and (data := await server_in.read(65536)):
+            while data := await server_in.read(65536):
                 if cut.is_set():
+                    answered.set()  # the COMMIT's answer, kept from the driver
                     return
                 client_out.write(data)
                 await client_out.drain()

@@ -26,11 +26,11 @@ from resolvers.providers import registry_from_toml
 from resolvers.start.decision import StartRequest
 from resolvers.start.plan import StartOutcome
 from resolvers.start.staleness import StalenessPolicy
-from tests.conftest import GraphQLClient, make_app_client
-from tests.integration.chat_server import ANSWERING_MODEL, ChatServer, Mode, chat_server
-from tests.integration.helpers import As, run_once, tokens_file
-from tests.integration.seeded import read_only_graph
-from tests.integration.summaries import (
+from tests.support.chat_server import ANSWERING_MODEL, ChatServer, Mode, chat_server
+from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.seeded import read_only_graph
+from tests.support.steps import As, run_once, tokens_file
+from tests.support.summaries import (
     FAIL_START,
     SUBMIT,
     codex_history,

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from api.cli import app
 from graph.console import analysis, readonly
 from graph.store import Store, Tx
-from tests.integration.seeded import Seeded, read_only_graph, seeded_demo
-from tests.integration.test_demo import cli_env
+from tests.support.managed import cli_env
+from tests.support.seeded import Seeded, read_only_graph, seeded_demo
 
 
 @pytest.fixture(scope="module")

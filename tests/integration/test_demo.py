@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from typing import Any
 
@@ -14,19 +13,11 @@ from api.cli import app
 from api.cli import demo_runs as spec
 from api.cli.demo import seed_demo
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient
-from tests.integration.family import Family
+from tests.support.family import Family
+from tests.support.graphql import GraphQLClient
+from tests.support.managed import cli_env
 
 STRATEGIES = "query($id: ID!) { transfer(id: $id) { status resolutionStrategy consumedBy { id } } }"
-
-
-def cli_env(neo4j_uri: str) -> dict[str, str]:
-    """The CLI reads the test Neo4j the way `serve` would: from THREADLINE_* settings."""
-    env = {"THREADLINE_NEO4J_URI": neo4j_uri}
-    password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
-    if password:
-        env["THREADLINE_NEO4J_PASSWORD"] = password
-    return env
 
 
 async def invoke(neo4j_uri: str, *args: str) -> Result:

@@ -6,10 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import new_thread, run_once, start
-from tests.integration.test_forks import FORK
-from tests.integration.test_merge_and_subagents import COMPLETE_SUBAGENT, SPAWN
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import COMPLETE_SUBAGENT, FORK, SPAWN, new_thread, run_once, start
 
 DIVERGENCE = """query($id: ID!, $at: DateTime) { thread(id: $id, asOf: $at) { divergence {
   sourceRunsSinceFork sourceRolledBackPastFork sourceRolledBackTo unmergedRunOrdinals

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from graph.store import Store
-from tests.integration.family import Family
-from tests.integration.seeded import Seeded, seeded_demo
-from tests.integration.test_demo import cli_env
+from tests.support.family import Family
+from tests.support.managed import cli_env
+from tests.support.seeded import Seeded, seeded_demo
 
 
 @pytest.fixture(scope="module")

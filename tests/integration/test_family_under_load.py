@@ -21,7 +21,7 @@ import pytest
 
 from api.settings import Settings
 from graph.store import Store
-from tests.conftest import GraphQLClient, make_app_client
+from tests.support.graphql import GraphQLClient, make_app_client
 
 SECONDS = float(os.environ.get("THREADLINE_LOAD_SECONDS", "20"))
 CLIENTS = int(os.environ.get("THREADLINE_LOAD_CLIENTS", "8"))

@@ -5,21 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import COMPLETE, new_thread, start
-
-FORK = """
-mutation($id: ID!, $at: SourcePointInput!) {
-  forkThread(sourceThreadId: $id, at: $at, title: "fork") {
-    id relationshipToParent parent { id } root { id } providerThreads { id } runs { id }
-    incomingTransfers {
-      id type status sourceProvider resolutionStrategy handoff { id }
-      sourcePoint { thread { id } run { ordinal } checkpoint { id }
-                    providerThreadRef providerTurnRef }
-    }
-  }
-}
-"""
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import COMPLETE, FORK, new_thread, start
 
 FIRST_RUN = """
 mutation($id: ID!, $provider: String!) {

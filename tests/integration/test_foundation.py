@@ -11,7 +11,7 @@ from api.graphql.schema import build_schema
 from api.process import collector
 from api.settings import Settings
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient
+from tests.support.graphql import GraphQLClient
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,8 +24,11 @@ import pytest
 import websockets
 
 from graph.store import Store
-from tests.conftest import GraphQLClient, serve
-from tests.integration.helpers import ATTACH, COMPLETE, As, tokens_file
+from tests.support.graphql import GraphQLClient
+from tests.support.served import serve
+from tests.support.steps import ATTACH, COMPLETE, As, tokens_file
+
+pytestmark = pytest.mark.process  # starts processes of its own
 
 SHARED = "shared"
 TOKENS = {"token-a": ("ws-a", "write"), "token-b": ("ws-b", "write"), "token-c": ("ws-c", "write")}

@@ -8,8 +8,8 @@ import strawberry
 from api.graphql.errors import CodedErrors
 from api.settings import Settings
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient, make_app_client
-from tests.integration.helpers import new_thread, run_once
+from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.steps import new_thread, run_once
 
 
 async def test_text_name_and_list_limits(gql: GraphQLClient) -> None:

@@ -6,10 +6,8 @@ from typing import Any
 
 from graph import queries
 from graph.store import Store
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import COMPLETE, new_thread, run_once, start
-from tests.integration.test_forks import FORK
-from tests.integration.test_merge_and_subagents import SPAWN
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import COMPLETE, FORK, SPAWN, new_thread, run_once, start
 
 LINEAGE = """query($id: ID!, $direction: LineageDirection, $depth: Int) {
   lineage(threadId: $id, direction: $direction, depth: $depth) {

@@ -27,7 +27,9 @@ from api.settings import Settings
 from api.settings import test_neo4j as managed_test_server  # not collected as a test
 from graph.runtime.local_neo4j import LocalNeo4j, LocalNeo4jError, Ports
 from graph.runtime.ports import free_ports
-from tests.integration.managed import cli, parent_of, ready, wait_for
+from tests.support.managed import cli, parent_of, ready, wait_for
+
+pytestmark = pytest.mark.process  # starts processes of its own
 
 
 @pytest.fixture

@@ -15,8 +15,10 @@ import httpx
 import pytest
 
 from api.settings import Settings
-from tests.conftest import serve
-from tests.integration.helpers import tokens_file
+from tests.support.served import serve
+from tests.support.steps import tokens_file
+
+pytestmark = pytest.mark.process  # starts processes of its own
 
 JSON = {"content-type": "application/json"}
 DEEP_VARIABLES = (

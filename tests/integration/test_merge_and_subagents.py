@@ -4,21 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import ATTACH, COMPLETE, new_thread, run_once, start
-from tests.integration.test_forks import FORK
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import (
+    ATTACH,
+    COMPLETE,
+    COMPLETE_SUBAGENT,
+    FORK,
+    SPAWN,
+    new_thread,
+    run_once,
+    start,
+)
 
 MERGE = """mutation($id: ID!) { mergeBack(forkThreadId: $id) {
   id type status sourceThread { id } targetThread { id }
   sourcePoint { run { ordinal } } basePoint { run { ordinal } thread { id } } } }"""
-
-SPAWN = """mutation($run: ID!, $task: String!) {
-  spawnSubagent(parentRunId: $run, task: $task, provider: "claude") {
-    id createdBy relationshipToParent parent { id }
-    incomingTransfers { id type status createdBy } } }"""
-
-COMPLETE_SUBAGENT = """mutation($id: ID!, $result: String!) {
-  completeSubagent(childThreadId: $id, result: $result) { id type status targetThread { id } } }"""
 
 TRANSFER = "query($id: ID!) { transfer(id: $id) { status resolutionStrategy consumedBy { id } } }"
 

@@ -9,6 +9,8 @@ import pytest
 
 from graph.runtime.local_neo4j import LocalNeo4j
 
+pytestmark = pytest.mark.process  # starts processes of its own
+
 HTTP_URL_ENV = "THREADLINE_TEST_NEO4J_HTTP_URL"
 
 

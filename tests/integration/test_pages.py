@@ -9,7 +9,7 @@ import httpx
 
 from api.settings import Settings
 from graph.store import Store
-from tests.conftest import make_app_client
+from tests.support.graphql import make_app_client
 
 HTML = {"Accept": "text/html"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import coverage_by_pt, new_thread, run_once, start
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import coverage_by_pt, new_thread, run_once, start
 
 
 async def canonical(gql: GraphQLClient, history: str = "LEGACY") -> dict[str, Any]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from api.settings import Settings
 from graph.store import Store
-from tests.conftest import GraphQLClient, make_app_client
-from tests.integration.helpers import new_thread, run_once, start
+from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.steps import new_thread, run_once, start
 
 PROVIDERS = """{ providers {
   kind supportsNativeForkAtTurn supportsRollback injectionMode maxHandoffTokens } }"""

@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import ATTACH, COMPLETE, new_thread
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import ATTACH, COMPLETE, new_thread
 
 START = """mutation($t: ID!, $c: String, $p: String!) {
   startRun(threadId: $t, provider: $p, input: "race", commandId: $c) {

@@ -16,8 +16,11 @@ import pytest
 import websockets
 
 from graph.store import Store
-from tests.conftest import GraphQLClient, serve
-from tests.integration.direct import create_thread, request_clean_context, request_clean_contexts
+from tests.support.direct import create_thread, request_clean_context, request_clean_contexts
+from tests.support.graphql import GraphQLClient
+from tests.support.served import serve
+
+pytestmark = pytest.mark.process  # starts processes of its own
 
 WORKSPACE = "default"  # the served API's
 SUBSCRIBE = """subscription($id: ID!, $after: ID) {

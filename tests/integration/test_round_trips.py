@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 import pytest
 
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import new_thread, run_once
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import new_thread, run_once
 
 DEEP = """query($id: ID!) { thread(id: $id) {
   runs { ordinal items { kind } checkpoint { id } providerThread { id status }

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import ATTACH, COMPLETE, coverage_by_pt, new_thread, run_once, start
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import ATTACH, COMPLETE, coverage_by_pt, new_thread, run_once, start
 
 FAIL_START = """
 mutation($id: ID!, $reason: String!) {

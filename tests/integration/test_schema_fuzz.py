@@ -38,7 +38,7 @@ from hypothesis_graphql import from_schema, nodes
 from api.cli.demo import seed_demo
 from graph.errors import ErrorCode
 from graph.store import Store
-from tests.conftest import GraphQLClient, make_app_client
+from tests.support.graphql import GraphQLClient, make_app_client
 
 SCHEMA = (Path(__file__).parents[2] / "schema.graphql").read_text()
 DEFAULT_EXAMPLES = 1500

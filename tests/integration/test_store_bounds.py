@@ -11,7 +11,7 @@ import pytest
 from graph import queries
 from graph.errors import ErrorCode, ThreadlineError
 from graph.store import Store, Tx, deadline_in
-from tests.conftest import connect_test_store
+from tests.support.graphql import connect_test_store
 
 TIMEOUT_S = 1.0
 SLOW_MARKER = "x % 7 = 0"  # a piece of testing/slow.cypher's text

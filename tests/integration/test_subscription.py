@@ -9,8 +9,8 @@ from api.graphql.event_feed import EventFeeds
 from graph import repo
 from graph.models import EventNode
 from graph.store import Store
-from tests.conftest import connect_test_store
-from tests.integration.direct import create_thread, request_clean_context
+from tests.support.direct import create_thread, request_clean_context
+from tests.support.graphql import connect_test_store
 
 SUBSCRIBERS = 12
 

@@ -11,9 +11,9 @@ import pytest
 from api.settings import Settings
 from graph.models import SummarySource
 from graph.store import Store, Tx
-from tests.conftest import GraphQLClient, make_app_client
-from tests.integration.helpers import ATTACH, COMPLETE, coverage_by_pt, new_thread, run_once
-from tests.integration.summaries import (
+from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.steps import ATTACH, COMPLETE, coverage_by_pt, new_thread, run_once
+from tests.support.summaries import (
     FAIL_START,
     INPUTS,
     SUBMIT,

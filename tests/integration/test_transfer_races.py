@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import COMPLETE, new_thread, run_once, start
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import COMPLETE, new_thread, run_once, start
 
 ATTEMPTS = int(os.environ.get("THREADLINE_RACE_ATTEMPTS", "15"))
 CHECKPOINT = {"ref": "ckpt", "diffSummary": []}

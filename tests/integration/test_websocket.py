@@ -12,8 +12,11 @@ import httpx
 import pytest
 import websockets
 
-from tests.conftest import GraphQLClient, serve
-from tests.integration.helpers import new_thread, tokens_file
+from tests.support.graphql import GraphQLClient
+from tests.support.served import serve
+from tests.support.steps import new_thread, tokens_file
+
+pytestmark = pytest.mark.process  # starts processes of its own
 
 SUBSCRIBE = "subscription($id: ID!) { threadEvents(threadId: $id) { type threadId } }"
 

@@ -7,9 +7,12 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.conftest import served
-from tests.integration.managed import ready, wait_for
+from tests.support.managed import ready, wait_for
+from tests.support.served import served
+
+pytestmark = pytest.mark.process  # starts processes of its own
 
 
 def workers_of(parent: int) -> list[int]:

@@ -17,8 +17,8 @@ from graph.models import HandoffNode, HistoryMode, RunStatus, ThreadState
 from graph.ranges import Ranges
 from resolvers.coverage import coverage
 from resolvers.past.as_of import Instant, past
-from tests.unit.scenario import T0
-from tests.unit.timeline import TimedScenario
+from tests.support.scenario import T0
+from tests.support.timeline import TimedScenario
 
 
 def coverage_table(

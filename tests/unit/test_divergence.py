@@ -22,7 +22,7 @@ from graph.models import (
 )
 from graph.ranges import Ranges
 from resolvers.lineage.divergence import divergence, require_source_kept
-from tests.unit.scenario import T0
+from tests.support.scenario import T0
 
 
 def thread(

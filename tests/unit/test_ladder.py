@@ -20,7 +20,7 @@ from graph.ranges import Ranges
 from resolvers.coverage import coverage
 from resolvers.providers import registry_from_toml
 from resolvers.start.staleness import StalenessPolicy
-from tests.unit.scenario import SETTLED, Scenario
+from tests.support.scenario import SETTLED, Scenario
 
 S = StartStrategy
 Sig = StalenessSignal

@@ -13,7 +13,7 @@ from resolvers.handoffs.sources import SummaryPolicy, assign
 from resolvers.start import plan as start_plan
 from resolvers.start.decision import StartRequest, decide_start
 from resolvers.start.plan import StartOutcome
-from tests.unit.scenario import Scenario
+from tests.support.scenario import Scenario
 
 
 def waiting_start(source: SummarySource) -> tuple[Scenario, StartOutcome]:

@@ -6,7 +6,7 @@ from graph.models import HandoffStatus, StartStrategy, ThreadState
 from resolvers.past.replay import Recorded, explained
 from resolvers.start.decision import StartRequest, decide_start
 from resolvers.start.staleness import StalenessPolicy
-from tests.unit.scenario import Scenario
+from tests.support.scenario import Scenario
 
 
 def canonical_then_run_9() -> tuple[Scenario, ThreadState, Recorded]:

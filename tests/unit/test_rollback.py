@@ -7,7 +7,7 @@ import pytest
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import HandoffStatus, HistoryMode, ProviderThreadStatus, RunStatus, StartStrategy
 from graph.ranges import Ranges
-from tests.unit.scenario import Scenario
+from tests.support.scenario import Scenario
 
 
 def canonical(history: HistoryMode) -> Scenario:

@@ -26,7 +26,7 @@ from resolvers.handoffs.sources import (
     chosen,
     require_available,
 )
-from tests.unit.scenario import Scenario
+from tests.support.scenario import Scenario
 
 CONFIGURED = SummaryPolicy(endpoint=True, model="tiny", name="local-llm")
 

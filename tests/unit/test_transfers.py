@@ -22,7 +22,7 @@ from resolvers.handoffs.planning import NativeForkPlan
 from resolvers.lineage import points
 from resolvers.providers import registry_from_toml
 from resolvers.start import transfers
-from tests.unit.scenario import Scenario
+from tests.support.scenario import Scenario
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 PROVIDERS = registry_from_toml(None)

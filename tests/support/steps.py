@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import GraphQLClient
+from tests.support.graphql import GraphQLClient
 
 START = """
 mutation($threadId: ID!, $provider: String!, $input: String!, $runtimeMode: String) {
@@ -117,3 +117,25 @@ class As(GraphQLClient):
         self, query: str, headers: dict[str, str] | None = None, **variables: Any
     ) -> dict[str, Any]:
         return await super().post(query, headers={**self.headers, **(headers or {})}, **variables)
+
+
+FORK = """
+mutation($id: ID!, $at: SourcePointInput!) {
+  forkThread(sourceThreadId: $id, at: $at, title: "fork") {
+    id relationshipToParent parent { id } root { id } providerThreads { id } runs { id }
+    incomingTransfers {
+      id type status sourceProvider resolutionStrategy handoff { id }
+      sourcePoint { thread { id } run { ordinal } checkpoint { id }
+                    providerThreadRef providerTurnRef }
+    }
+  }
+}
+"""
+
+SPAWN = """mutation($run: ID!, $task: String!) {
+  spawnSubagent(parentRunId: $run, task: $task, provider: "claude") {
+    id createdBy relationshipToParent parent { id }
+    incomingTransfers { id type status createdBy } } }"""
+
+COMPLETE_SUBAGENT = """mutation($id: ID!, $result: String!) {
+  completeSubagent(childThreadId: $id, result: $result) { id type status targetThread { id } } }"""

@@ -46,3 +46,12 @@ def ready(url: str) -> bool:
 
 def parent_of(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def cli_env(neo4j_uri: str) -> dict[str, str]:
+    """The CLI reads the test Neo4j the way `serve` would: from THREADLINE_* settings."""
+    env = {"THREADLINE_NEO4J_URI": neo4j_uri}
+    password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
+    if password:
+        env["THREADLINE_NEO4J_PASSWORD"] = password
+    return env

@@ -12,7 +12,7 @@ from graph import history
 from graph.history import NodeKind, Timeline, Versioned
 from graph.models import HandoffNode, ThreadState
 from graph.plan import NodeChange, WritePlan
-from tests.unit.scenario import T0, Scenario
+from tests.support.scenario import T0, Scenario
 
 
 @dataclass(frozen=True)

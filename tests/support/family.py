@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from tests.conftest import GraphQLClient
+from tests.support.graphql import GraphQLClient
 
 FAMILY = """
 query($root: ID!) {

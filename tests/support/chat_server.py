@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from tests.conftest import free_port
+from tests.support.served import free_port
 
 ANSWERING_MODEL = "tiny-summarizer-1"
 LONG_WAIT_S = 60.0

@@ -16,8 +16,8 @@ from api.cli.demo_client import DemoClient
 from api.settings import Settings
 from graph.console import readonly
 from graph.store import Store
-from tests.conftest import GraphQLClient, make_app_client, wipe
-from tests.integration.family import Family
+from tests.support.family import Family
+from tests.support.graphql import GraphQLClient, make_app_client, wipe
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import GraphQLClient
-from tests.integration.helpers import new_thread, run_once
+from tests.support.graphql import GraphQLClient
+from tests.support.steps import new_thread, run_once
 
 HANDOFF_FIELDS = """
 fragment H on ContextHandoff {

@@ -1,0 +1,75 @@
+"""The test suite's GraphQL clients and its way to the test Neo4j: the real app in-process,
+on the real Neo4j."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from api.app import create_app
+from api.settings import Settings
+from graph import queries
+from graph.store import Store
+
+
+def connect_test_store(neo4j_uri: str) -> Store:
+    user, password = (
+        os.environ.get("THREADLINE_TEST_NEO4J_USER", "neo4j"),
+        os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD"),
+    )
+    return Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=5.0)
+
+
+async def wipe(store: Store) -> None:
+    async with store._driver.session() as session:  # implicit tx: CALL IN TRANSACTIONS
+        await session.run(queries.load("testing/wipe"))  # type: ignore[arg-type]
+
+
+class GraphQLClient:
+    """Posts GraphQL documents to the real app, which talks to the real Neo4j."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        self.http = http
+
+    async def post(
+        self, query: str, headers: dict[str, str] | None = None, **variables: Any
+    ) -> dict[str, Any]:
+        response = await self.http.post(
+            "/graphql", json={"query": query, "variables": variables}, headers=headers or {}
+        )
+        assert response.status_code < 500, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def __call__(self, query: str, **variables: Any) -> dict[str, Any]:
+        body = await self.post(query, **variables)
+        assert not body.get("errors"), body["errors"]
+        data: dict[str, Any] = body["data"]
+        return data
+
+    async def error(self, query: str, **variables: Any) -> dict[str, Any]:
+        """The first error of a request that must fail."""
+        body = await self.post(query, **variables)
+        assert body.get("errors"), f"expected an error, got {body}"
+        error: dict[str, Any] = body["errors"][0]
+        return error
+
+
+@asynccontextmanager
+async def make_app_client(
+    store: Store, settings: Settings | None = None, *, raise_app_exceptions: bool = True
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The app in-process, its lifespan running, on the test Neo4j. Without
+    `raise_app_exceptions`, an exception that escapes the app is answered as a server
+    would answer it (HTTP 500) instead of raised in the test."""
+    app = create_app(settings or Settings(), store=store)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://test") as client,
+    ):
+        yield client
