@@ -25,6 +25,7 @@ from graph.models import (
     RunItem,
     RunNode,
     RunStatus,
+    SummarySource,
     ThreadNode,
     ThreadState,
 )
@@ -33,11 +34,13 @@ from graph.ranges import Ranges
 from resolvers import runs as run_plans
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.handoffs.sources import SummaryPolicy, assign
 from resolvers.handoffs.summarizer import digest_of
 from resolvers.lineage import rollback as rollbacks
 from resolvers.providers import ProviderRegistry, registry_from_toml
 from resolvers.start import plan as start_plan
 from resolvers.start.decision import StartDecision, StartRequest, decide_start
+from resolvers.start.plan import StartOutcome
 from resolvers.start.staleness import StalenessPolicy
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -281,3 +284,21 @@ def _changed(node: Any, change: NodeChange) -> Any:
 def _change_all(nodes: dict[str, Any], changes: Sequence[NodeChange]) -> None:
     for change in changes:
         nodes[change.id] = _changed(nodes[change.id], change)
+
+
+def waiting_start(source: SummarySource) -> tuple[Scenario, StartOutcome]:
+    """Runs 1-2 on codex, then a start on claude whose summary `source` writes (PENDING
+    unless `source` is LOCAL)."""
+    scenario = Scenario()
+    scenario.run("codex")
+    scenario.run("codex")
+    state = scenario.state
+    request = StartRequest(provider="claude", input="next")
+    decision = decide_start(state, request, scenario.registry, scenario.policy, scenario.content())
+    assignments = assign(
+        decision.handoffs, source, decision.provider, {"t": state}, SummaryPolicy()
+    )
+    outcome = scenario.apply(
+        lambda draft: start_plan.start(draft, state, request, decision, assignments=assignments)
+    )
+    return scenario, outcome

@@ -9,28 +9,7 @@ from graph.errors import ErrorCode, ThreadlineError
 from graph.models import HandoffStatus, HistoryMode, RunStatus, SummarySource
 from resolvers import runs as run_plans
 from resolvers.handoffs import replacement as handoff_plans
-from resolvers.handoffs.sources import SummaryPolicy, assign
-from resolvers.start import plan as start_plan
-from resolvers.start.decision import StartRequest, decide_start
-from resolvers.start.plan import StartOutcome
-from tests.support.scenario import Scenario
-
-
-def waiting_start(source: SummarySource) -> tuple[Scenario, StartOutcome]:
-    """Runs 1-2 on codex, then a start on claude whose summary `source` writes."""
-    scenario = Scenario()
-    scenario.run("codex")
-    scenario.run("codex")
-    state = scenario.state
-    request = StartRequest(provider="claude", input="next")
-    decision = decide_start(state, request, scenario.registry, scenario.policy, scenario.content())
-    assignments = assign(
-        decision.handoffs, source, decision.provider, {"t": state}, SummaryPolicy()
-    )
-    outcome = scenario.apply(
-        lambda draft: start_plan.start(draft, state, request, decision, assignments=assignments)
-    )
-    return scenario, outcome
+from tests.support.scenario import waiting_start
 
 
 def test_a_pending_handoff_holds_its_run_until_it_is_filled() -> None:
