@@ -36,21 +36,32 @@ from bench.records import (
     ThreadRecord,
     TransferRecord,
 )
+from resolvers.handoffs import summarizer
+from resolvers.handoffs.summarizer import CHARS_PER_TOKEN
+from resolvers.providers import registry_from_toml
+from resolvers.start import staleness
+from resolvers.start import transfers as start_transfers
+from resolvers.start.staleness import StalenessPolicy
 
 PROVIDERS = ("codex", "claude")
 # History modes the generated clients report: neither can roll back natively, so a
 # rollback leaves the provider threads it touched DIVERGENT (SEMANTICS "Rollback").
 HISTORY_MODES = {"codex": "PAGINATED", "claude": "UNKNOWN"}
-NATIVE_FORK_AT_TURN = {"codex"}
-HISTORY = ("COMPLETED", "FAILED")
-REUSABLE = ("ACTIVE", "ROLLED_BACK")
-WEAK = ("DIVERGENT", "FAILED")
-# The service's defaults (THREADLINE_MAX_OFF_PROVIDER_RUNS etc.).
-MAX_OFF_PROVIDER_RUNS = 25
-MAX_CHAINED_HANDOFFS = 6
-MAX_DELTA_CHAIN = 3
-MAX_HANDOFF_CHARS = 32000 * 4  # codex and claude accept 32,000 tokens of 4 characters
-INPUT_LIMIT = 300
+# The product's own rules and defaults, not copies: the providers' capabilities, the
+# statuses that make a provider thread reusable or a native fork weak, the staleness
+# thresholds (THREADLINE_MAX_OFF_PROVIDER_RUNS etc.) and the handoff budget.
+REGISTRY = registry_from_toml(None)
+NATIVE_FORK_AT_TURN = {
+    name for name in PROVIDERS if REGISTRY.get(name).supports_native_fork_at_turn
+}
+REUSABLE = frozenset(status.value for status in staleness.REUSABLE)
+WEAK = frozenset(status.value for status in start_transfers.WEAK)
+POLICY = StalenessPolicy()
+MAX_OFF_PROVIDER_RUNS = POLICY.max_off_provider_runs
+MAX_CHAINED_HANDOFFS = POLICY.max_chained_handoffs
+MAX_DELTA_CHAIN = POLICY.max_delta_chain
+MAX_HANDOFF_CHARS = min(REGISTRY.get(p).max_handoff_tokens for p in PROVIDERS) * CHARS_PER_TOKEN
+INPUT_LIMIT = summarizer.INPUT_LIMIT
 EPOCH = datetime(2025, 6, 1, tzinfo=UTC)
 
 

@@ -2,7 +2,7 @@
 forks, subagents, merge-backs, rollbacks, retries), then the invariants that must hold
 whatever the interleaving.
 
-Bounded for CI: `THREADLINE_LOAD_SECONDS` (default 20) of load from
+Bounded for CI: `THREADLINE_LOAD_SECONDS` (default 15) of load from
 `THREADLINE_LOAD_CLIENTS` (default 8) clients, seeded by `THREADLINE_LOAD_SEED`.
 """
 
@@ -23,7 +23,7 @@ from api.settings import Settings
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, make_app_client
 
-SECONDS = float(os.environ.get("THREADLINE_LOAD_SECONDS", "20"))
+SECONDS = float(os.environ.get("THREADLINE_LOAD_SECONDS", "15"))
 CLIENTS = int(os.environ.get("THREADLINE_LOAD_CLIENTS", "8"))
 SEED = int(os.environ.get("THREADLINE_LOAD_SEED", "32"))
 PROVIDERS = ("codex", "claude")

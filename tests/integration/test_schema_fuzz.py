@@ -41,8 +41,8 @@ from graph.store import Store
 from tests.support.graphql import GraphQLClient, make_app_client
 
 SCHEMA = (Path(__file__).parents[2] / "schema.graphql").read_text()
-DEFAULT_EXAMPLES = 1500
-DEFAULT_SECONDS = 50.0
+DEFAULT_EXAMPLES = 1000
+DEFAULT_SECONDS = 35.0
 # Every code a client may be answered with; INTERNAL is a bug.
 CODES = {code.value for code in ErrorCode} - {ErrorCode.INTERNAL.value}
 

@@ -1,7 +1,7 @@
 """Two commands that share a transfer, fired at the same instant: the outcome is always
 one of the two serial orders, never both claiming the transfer.
 
-Each pair is set up afresh per attempt and raced `THREADLINE_RACE_ATTEMPTS` times (15 in
+Each pair is set up afresh per attempt and raced `THREADLINE_RACE_ATTEMPTS` times (10 in
 the suite; 200 before a release)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import COMPLETE, new_thread, run_once, start
 
-ATTEMPTS = int(os.environ.get("THREADLINE_RACE_ATTEMPTS", "15"))
+ATTEMPTS = int(os.environ.get("THREADLINE_RACE_ATTEMPTS", "10"))
 CHECKPOINT = {"ref": "ckpt", "diffSummary": []}
 
 ROLLBACK = """mutation($t: ID!) { rollbackThread(threadId: $t, toRunOrdinal: 0) {
