@@ -8,6 +8,7 @@ reads back with that field unset (None). docs/MODEL.md, "Events", lists them.
 from __future__ import annotations
 
 from enum import StrEnum
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -239,34 +240,15 @@ class TransferSuperseded(Payload):
     supersededBy: str | None = None
 
 
+def _models(base: type[Payload]) -> Iterator[type[Payload]]:
+    for model in base.__subclasses__():
+        yield model
+        yield from _models(model)
+
+
+# Every concrete payload model (one that names its kind), by kind.
 PAYLOADS: dict[EventType, type[Payload]] = {
-    model.kind: model
-    for model in (
-        ThreadCreated,
-        ThreadForked,
-        SubagentSpawned,
-        SubagentRecorded,
-        CleanContextRequested,
-        ThreadRolledBack,
-        RunStarted,
-        RunStartFailed,
-        RunRestarted,
-        RunCompleted,
-        RunFailed,
-        ProviderThreadCreated,
-        ProviderThreadAttached,
-        ProviderThreadStatusChanged,
-        HandoffCreated,
-        HandoffRegenerated,
-        HandoffSubmitted,
-        HandoffSuperseded,
-        HandoffSummarized,
-        HandoffFailed,
-        TransferCreated,
-        TransferResolved,
-        TransferConsumed,
-        TransferSuperseded,
-    )
+    model.kind: model for model in _models(Payload) if "kind" in vars(model)
 }
 
 

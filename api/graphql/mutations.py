@@ -186,7 +186,7 @@ class Mutation:
             command_id,
             str,
             lambda tx, caller: handoffs.regenerate_handoff(tx, caller, handoff_id),
-            lambda ident: t.required(t.handoff_by_id(info, ident)),
+            lambda ident: t.required(t.by_id(info, t.ContextHandoff, ident)),
         )
 
     @strawberry.mutation
@@ -207,7 +207,7 @@ class Mutation:
             lambda tx, caller: handoffs.submit_handoff_summary(
                 tx, caller, handoff_id, summary_text, created_by_provider
             ),
-            lambda ident: t.required(t.handoff_by_id(info, ident)),
+            lambda ident: t.required(t.by_id(info, t.ContextHandoff, ident)),
         )
 
     @strawberry.mutation
@@ -221,7 +221,7 @@ class Mutation:
             command_id,
             str,
             lambda tx, caller: runs.request_clean_context(tx, caller, thread_id),
-            lambda ident: t.required(t.thread_by_id(info, ident)),
+            lambda ident: t.required(t.by_id(info, t.Thread, ident)),
         )
 
     @strawberry.mutation
