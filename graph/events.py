@@ -7,8 +7,8 @@ reads back with that field unset (None). docs/MODEL.md, "Events", lists them.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from collections.abc import Iterator
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict

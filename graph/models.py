@@ -123,6 +123,15 @@ class ProviderAction(StrEnum):
     NATIVE_FORK = "NATIVE_FORK"
 
 
+class ContextWindowSource(StrEnum):
+    """Where a context window figure came from: the native thread's own report, the
+    providers file's model table, or the provider's default."""
+
+    REPORTED = "REPORTED"
+    MODEL = "MODEL"
+    PROVIDER = "PROVIDER"
+
+
 class InjectionMode(StrEnum):
     PREAMBLE = "PREAMBLE"
     SYSTEM = "SYSTEM"
@@ -254,6 +263,29 @@ class RunDigest(Node):
     items: list[RunItem] = Field(default_factory=list)
     checkpointRef: str | None = None
     diffSummary: list[FileDiffStat] | None = None  # None: the run has no checkpoint
+
+
+class ContextUsage(Node):
+    """What a native thread holds, as its provider last reported it."""
+
+    contextTokens: int = Field(ge=0)  # tokens in the native context after the last turn
+    contextWindowTokens: int | None = Field(default=None, ge=1)  # the window, when reported
+    inputTokens: int | None = Field(default=None, ge=0)
+    outputTokens: int | None = Field(default=None, ge=0)
+    reportedAt: datetime
+
+
+class ContextBudget(Node):
+    """How many tokens of handoff a start may inject into its native thread: the window,
+    less what the thread already holds and a reserve for the model's own work, at most
+    the provider's cap on one handoff."""
+
+    windowTokens: int
+    windowSource: ContextWindowSource
+    usedTokens: int
+    reserveTokens: int
+    capTokens: int
+    budgetTokens: int
 
 
 class ProviderThreadNode(Node):
