@@ -40,6 +40,7 @@ class EventType(StrEnum):
     PROVIDER_THREAD_CREATED = "providerThread.created"
     PROVIDER_THREAD_ATTACHED = "providerThread.attached"
     PROVIDER_THREAD_STATUS = "providerThread.status"
+    PROVIDER_THREAD_USAGE = "providerThread.usage"
     HANDOFF_CREATED = "handoff.created"
     HANDOFF_REGENERATED = "handoff.regenerated"
     HANDOFF_SUBMITTED = "handoff.submitted"
@@ -159,6 +160,16 @@ class ProviderThreadStatusChanged(Payload):
     kind = EventType.PROVIDER_THREAD_STATUS
     providerThreadId: str
     status: ProviderThreadStatus
+
+
+class ProviderThreadUsage(Payload):
+    """Its provider reported what the native thread holds (with a run's completion, or
+    on its own, after a native compaction say)."""
+
+    kind = EventType.PROVIDER_THREAD_USAGE
+    providerThreadId: str
+    contextTokens: int
+    contextWindowTokens: int | None = None
 
 
 class HandoffCreated(Payload):

@@ -265,13 +265,18 @@ class RunDigest(Node):
     diffSummary: list[FileDiffStat] | None = None  # None: the run has no checkpoint
 
 
-class ContextUsage(Node):
-    """What a native thread holds, as its provider last reported it."""
+class UsageReport(Node):
+    """What a native thread holds, as its provider reported it."""
 
     contextTokens: int = Field(ge=0)  # tokens in the native context after the last turn
     contextWindowTokens: int | None = Field(default=None, ge=1)  # the window, when reported
     inputTokens: int | None = Field(default=None, ge=0)
     outputTokens: int | None = Field(default=None, ge=0)
+
+
+class ContextUsage(UsageReport):
+    """The latest usage report of a native thread, and when it came."""
+
     reportedAt: datetime
 
 
@@ -303,6 +308,7 @@ class ProviderThreadNode(Node):
     failureReason: str | None = None  # when FAILED
     staleSignals: list[StalenessSignal] | None = None  # when STALE: the signals that retired it
     nativeRanges: list[int] = Field(default_factory=list)  # flattened Ranges
+    contextUsage: ContextUsage | None = None  # the latest usage its provider reported
 
     @property
     def native(self) -> Ranges:

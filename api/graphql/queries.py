@@ -47,7 +47,7 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
 class Query:
     @strawberry.field
     def providers(self, info: Info) -> list[t.Provider]:
-        return [t.from_model(t.Provider, p) for p in info.context.providers.all()]
+        return [t.from_model(t.Provider, p, capabilities=p) for p in info.context.providers.all()]
 
     @strawberry.field
     async def thread(

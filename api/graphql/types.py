@@ -188,6 +188,32 @@ class Provider:
     summary_source: SummarySource | None = strawberry.field(
         description="Who writes the handoffs it receives; null: the service's default."
     )
+    default_context_window_tokens: int = strawberry.field(
+        description="The context window of a model the providers file does not list."
+    )
+    capabilities: strawberry.Private[Any] = None
+
+    @strawberry.field
+    def models(self) -> list[ProviderModel]:
+        listed = self.capabilities.models if self.capabilities is not None else {}
+        return [ProviderModel(name=name, context_window_tokens=n) for name, n in listed.items()]
+
+
+@strawberry.type
+class ProviderModel:
+    name: str
+    context_window_tokens: int
+
+
+@strawberry.type
+class ContextUsage:
+    context_tokens: int = strawberry.field(
+        description="Tokens in the native context after the last turn, as the provider said."
+    )
+    context_window_tokens: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    reported_at: datetime
 
 
 @strawberry.type
@@ -428,6 +454,11 @@ class ProviderThread:
         return self.node.failureReason
 
     forked_from = to_one("ProviderThread", "forkedFromId")
+
+    @described("The latest usage its provider reported (completeRun or reportContextUsage).")
+    def context_usage(self) -> ContextUsage | None:
+        usage = self.node.contextUsage
+        return from_model(ContextUsage, usage) if usage is not None else None
 
     @strawberry.field
     async def coverage(self, info: Info) -> ProviderThreadCoverage:
