@@ -7,6 +7,7 @@ reads back with that field unset (None). docs/MODEL.md, "Events", lists them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -39,6 +40,7 @@ class EventType(StrEnum):
     PROVIDER_THREAD_CREATED = "providerThread.created"
     PROVIDER_THREAD_ATTACHED = "providerThread.attached"
     PROVIDER_THREAD_STATUS = "providerThread.status"
+    PROVIDER_THREAD_USAGE = "providerThread.usage"
     HANDOFF_CREATED = "handoff.created"
     HANDOFF_REGENERATED = "handoff.regenerated"
     HANDOFF_SUBMITTED = "handoff.submitted"
@@ -160,6 +162,16 @@ class ProviderThreadStatusChanged(Payload):
     status: ProviderThreadStatus
 
 
+class ProviderThreadUsage(Payload):
+    """Its provider reported what the native thread holds (with a run's completion, or
+    on its own, after a native compaction say)."""
+
+    kind = EventType.PROVIDER_THREAD_USAGE
+    providerThreadId: str
+    contextTokens: int
+    contextWindowTokens: int | None = None
+
+
 class HandoffCreated(Payload):
     kind = EventType.HANDOFF_CREATED
     handoffId: str
@@ -239,34 +251,15 @@ class TransferSuperseded(Payload):
     supersededBy: str | None = None
 
 
+def _models(base: type[Payload]) -> Iterator[type[Payload]]:
+    for model in base.__subclasses__():
+        yield model
+        yield from _models(model)
+
+
+# Every concrete payload model (one that names its kind), by kind.
 PAYLOADS: dict[EventType, type[Payload]] = {
-    model.kind: model
-    for model in (
-        ThreadCreated,
-        ThreadForked,
-        SubagentSpawned,
-        SubagentRecorded,
-        CleanContextRequested,
-        ThreadRolledBack,
-        RunStarted,
-        RunStartFailed,
-        RunRestarted,
-        RunCompleted,
-        RunFailed,
-        ProviderThreadCreated,
-        ProviderThreadAttached,
-        ProviderThreadStatusChanged,
-        HandoffCreated,
-        HandoffRegenerated,
-        HandoffSubmitted,
-        HandoffSuperseded,
-        HandoffSummarized,
-        HandoffFailed,
-        TransferCreated,
-        TransferResolved,
-        TransferConsumed,
-        TransferSuperseded,
-    )
+    model.kind: model for model in _models(Payload) if "kind" in vars(model)
 }
 
 

@@ -123,6 +123,15 @@ class ProviderAction(StrEnum):
     NATIVE_FORK = "NATIVE_FORK"
 
 
+class ContextWindowSource(StrEnum):
+    """Where a context window figure came from: the native thread's own report, the
+    providers file's model table, or the provider's default."""
+
+    REPORTED = "REPORTED"
+    MODEL = "MODEL"
+    PROVIDER = "PROVIDER"
+
+
 class InjectionMode(StrEnum):
     PREAMBLE = "PREAMBLE"
     SYSTEM = "SYSTEM"
@@ -256,6 +265,34 @@ class RunDigest(Node):
     diffSummary: list[FileDiffStat] | None = None  # None: the run has no checkpoint
 
 
+class UsageReport(Node):
+    """What a native thread holds, as its provider reported it."""
+
+    contextTokens: int = Field(ge=0)  # tokens in the native context after the last turn
+    contextWindowTokens: int | None = Field(default=None, ge=1)  # the window, when reported
+    inputTokens: int | None = Field(default=None, ge=0)
+    outputTokens: int | None = Field(default=None, ge=0)
+
+
+class ContextUsage(UsageReport):
+    """The latest usage report of a native thread, and when it came."""
+
+    reportedAt: datetime
+
+
+class ContextBudget(Node):
+    """How many tokens of handoff a start may inject into its native thread: the window,
+    less what the thread already holds and a reserve for the model's own work, at most
+    the provider's cap on one handoff."""
+
+    windowTokens: int
+    windowSource: ContextWindowSource
+    usedTokens: int
+    reserveTokens: int
+    capTokens: int
+    budgetTokens: int
+
+
 class ProviderThreadNode(Node):
     id: str
     threadId: str
@@ -271,6 +308,7 @@ class ProviderThreadNode(Node):
     failureReason: str | None = None  # when FAILED
     staleSignals: list[StalenessSignal] | None = None  # when STALE: the signals that retired it
     nativeRanges: list[int] = Field(default_factory=list)  # flattened Ranges
+    contextUsage: ContextUsage | None = None  # the latest usage its provider reported
 
     @property
     def native(self) -> Ranges:

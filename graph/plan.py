@@ -16,6 +16,7 @@ from pydantic import Field, SerializeAsAny
 from graph.events import EventType, Payload
 from graph.models import (
     CheckpointNode,
+    ContextUsage,
     HandoffNode,
     HandoffSection,
     HandoffStatus,
@@ -79,6 +80,7 @@ class ProviderThreadChange(NodeChange):
     nativeRef: str | None = None
     historyMode: HistoryMode | None = None
     nativeRanges: list[int] | None = None  # flattened Ranges
+    contextUsage: ContextUsage | None = None
 
 
 class HandoffChange(NodeChange):

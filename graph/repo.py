@@ -48,6 +48,7 @@ JSON_FIELDS = {
     "payload": "payloadJson",
     "sourcePoint": "sourcePointJson",
     "basePoint": "basePointJson",
+    "contextUsage": "contextUsageJson",
 }
 
 
@@ -166,7 +167,7 @@ def encode(data: dict[str, Any]) -> dict[str, Any]:
         if value is None:
             continue
         if key in JSON_FIELDS:
-            encoded[JSON_FIELDS[key]] = json.dumps(_plain(value), sort_keys=True)
+            encoded[JSON_FIELDS[key]] = json.dumps(_plain(value), sort_keys=True, default=_iso)
         else:
             encoded[key] = _plain(value)
     return encoded
@@ -183,6 +184,13 @@ def row(encoded: dict[str, Any], **more: Any) -> dict[str, Any]:
     }
     props = {key: value for key, value in encoded.items() if key not in times}
     return {"props": props, "times": times, **more}
+
+
+def _iso(value: Any) -> str:
+    """A time inside a JSON property, as ISO text (read back by the model that holds it)."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _plain(value: Any) -> Any:

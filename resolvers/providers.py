@@ -8,7 +8,10 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graph.errors import invalid
-from graph.models import HistoryMode, InjectionMode, SummarySource
+from graph.models import ContextWindowSource, HistoryMode, InjectionMode, SummarySource
+
+# A provider from the providers file that names no window of its own.
+DEFAULT_WINDOW = 128_000
 
 
 class ProviderCapabilities(BaseModel):
@@ -26,9 +29,20 @@ class ProviderCapabilities(BaseModel):
     rollback_history_modes: tuple[HistoryMode, ...] = (HistoryMode.LEGACY,)
     # Who writes the handoffs this provider receives; None: the service's default.
     summary_source: SummarySource | None = None
+    # The context window of a model this provider runs, when the model is not listed.
+    default_context_window_tokens: int = Field(default=DEFAULT_WINDOW, ge=1)
+    # Model name -> its context window (`[providers.<kind>.models]` in the providers file).
+    models: dict[str, int] = Field(default_factory=dict)
 
     def can_roll_back(self, history: HistoryMode) -> bool:
         return self.supports_rollback and history in self.rollback_history_modes
+
+    def window(self, model: str | None) -> tuple[int, ContextWindowSource]:
+        """The context window of `model` on this provider, and where that figure came from
+        (the providers file's model table, else the provider's default)."""
+        if model is not None and model in self.models:
+            return self.models[model], ContextWindowSource.MODEL
+        return self.default_context_window_tokens, ContextWindowSource.PROVIDER
 
 
 BUILT_IN: tuple[ProviderCapabilities, ...] = (
@@ -42,6 +56,7 @@ BUILT_IN: tuple[ProviderCapabilities, ...] = (
         injection_mode=InjectionMode.DEVELOPER,
         max_handoff_tokens=32000,
         rollback_history_modes=(HistoryMode.LEGACY,),
+        default_context_window_tokens=272_000,
     ),
     ProviderCapabilities(
         kind="claude",
@@ -53,6 +68,7 @@ BUILT_IN: tuple[ProviderCapabilities, ...] = (
         injection_mode=InjectionMode.SYSTEM,
         max_handoff_tokens=32000,
         rollback_history_modes=(),
+        default_context_window_tokens=200_000,
     ),
 )
 
@@ -80,8 +96,10 @@ def registry_from_toml(text: str | None) -> ProviderRegistry:
             tables = tomllib.loads(text).get("providers", {})
             for kind, table in tables.items():
                 base = providers[kind].model_dump() if kind in providers else {}
+                # A table overrides only the keys it sets; its models add to the known ones.
+                models = {**base.get("models", {}), **table.get("models", {})}
                 providers[kind] = ProviderCapabilities.model_validate(
-                    {**base, **table, "kind": kind}
+                    {**base, **table, "kind": kind, "models": models}
                 )
         except (tomllib.TOMLDecodeError, ValidationError, AttributeError) as error:
             raise ValueError(f"Invalid providers file: {error}") from error

@@ -11,6 +11,7 @@ from graph.errors import conflict
 from graph.models import (
     Actor,
     CheckpointNode,
+    ContextUsage,
     FileDiffStat,
     HistoryMode,
     ProviderThreadNode,
@@ -20,6 +21,7 @@ from graph.models import (
     RunStatus,
     ThreadNode,
     ThreadState,
+    UsageReport,
 )
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from resolvers.draft import Draft
@@ -102,7 +104,9 @@ def complete(
     items: Sequence[RunItem],
     checkpoint_ref: str | None,
     diff_summary: Sequence[FileDiffStat] | None,
+    usage: UsageReport | None = None,
 ) -> RunNode:
+    """`usage`: what the run's native thread holds now, as its provider reported it."""
     summary_plans.require_settled(state, run)
     checkpoint = None
     if diff_summary is not None:
@@ -133,7 +137,32 @@ def complete(
         ),
         run.id,
     )
+    pt = state.provider_thread(run.providerThreadId)
+    if usage is not None and pt is not None:
+        report_usage(draft, state, pt, usage, run.id)
     return done
+
+
+def report_usage(
+    draft: Draft,
+    state: ThreadState,
+    pt: ProviderThreadNode,
+    usage: UsageReport,
+    run_id: str | None = None,
+) -> ProviderThreadNode:
+    """The native thread's latest usage report: what its next budget starts from."""
+    latest = ContextUsage(**usage.model_dump(), reportedAt=draft.at)
+    draft.change(ProviderThreadChange(id=pt.id, contextUsage=latest))
+    draft.event(
+        state.thread.id,
+        events.ProviderThreadUsage(
+            providerThreadId=pt.id,
+            contextTokens=usage.contextTokens,
+            contextWindowTokens=usage.contextWindowTokens,
+        ),
+        run_id,
+    )
+    return draft.updated(pt)
 
 
 def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode:

@@ -20,6 +20,7 @@ from graph.models import (
     SummarySource,
     ThreadNode,
     ThreadState,
+    UsageReport,
 )
 from graph.store import Tx
 from resolvers import runs as run_plans
@@ -240,15 +241,28 @@ async def complete_run(
     items: Sequence[RunItem],
     checkpoint_ref: str | None,
     diff_summary: Sequence[FileDiffStat] | None,
+    usage: UsageReport | None = None,
 ) -> Written[RunNode]:
     state, _, run = await run_in_progress(
         tx, caller, run_id, "complete", related=False, run_handoffs_only=True
     )
     draft = caller.draft()
     done = run_plans.complete(
-        draft, state, run, native_turn_ref, items, checkpoint_ref, diff_summary
+        draft, state, run, native_turn_ref, items, checkpoint_ref, diff_summary, usage
     )
     return Written(done, draft.build())
+
+
+async def report_context_usage(
+    tx: Tx, caller: Caller, provider_thread_id: str, usage: UsageReport
+) -> Written[ProviderThreadNode]:
+    state, _ = await locked(tx, caller, provider_thread_id=provider_thread_id, trimmed=True)
+    pt = state.provider_thread(provider_thread_id)
+    if pt is None:
+        raise not_found("provider thread", provider_thread_id)
+    draft = caller.draft()
+    reported = run_plans.report_usage(draft, state, pt, usage)
+    return Written(reported, draft.build())
 
 
 async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> Written[RunNode]:

@@ -23,9 +23,8 @@ from api.graphql.types import (
     SummarySource,
     Thread,
     ThreadRelationship,
-    provider_thread_by_id,
+    by_id,
     required,
-    thread_by_id,
 )
 from graph import models
 from resolvers.handoffs.requests import SummaryRequest
@@ -152,7 +151,7 @@ class StartContextPlan:
 
     @classmethod
     async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:
-        pt = await provider_thread_by_id(info, found.providerThreadId, at)
+        pt = await by_id(info, ProviderThread, found.providerThreadId, at)
         run = found.recordedRun
         return cls(
             strategy=found.strategy,
@@ -224,7 +223,7 @@ class RollbackResult:
         pts = await loaders.provider_thread.load_many(list(decision.providerThreadStatuses))
         transfers = await loaders.transfer.load_many(decision.supersededTransferIds)
         return cls(
-            thread=await required(thread_by_id(info, thread_id)),
+            thread=await required(by_id(info, Thread, thread_id)),
             rolled_back_runs=[Run.of(r) for r in runs if r],
             superseded_handoffs=[ContextHandoff.of(h) for h in handoffs if h],
             affected_provider_threads=[ProviderThread.of(p) for p in pts if p],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import strawberry
+from pydantic import ValidationError
 from strawberry.scalars import JSON
 
 from api.graphql import types as t
@@ -48,6 +49,28 @@ class FileDiffStatInput:
 class CheckpointInput:
     diff_summary: list[FileDiffStatInput]
     ref: str | None = None
+
+
+@strawberry.input
+class ContextUsageInput:
+    context_tokens: int
+    context_window_tokens: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    def model(self) -> models.UsageReport:
+        try:
+            return models.UsageReport(
+                contextTokens=self.context_tokens,
+                contextWindowTokens=self.context_window_tokens,
+                inputTokens=self.input_tokens,
+                outputTokens=self.output_tokens,
+            )
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors()
+            )
+            raise invalid(f"usage: {problems}.") from error
 
 
 @strawberry.input

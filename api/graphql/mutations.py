@@ -8,7 +8,12 @@ import strawberry
 from api.commands import handoffs, lineage, runs
 from api.graphql import answers as a
 from api.graphql import types as t
-from api.graphql.inputs import CheckpointInput, RunItemInput, SourcePointInput
+from api.graphql.inputs import (
+    CheckpointInput,
+    ContextUsageInput,
+    RunItemInput,
+    SourcePointInput,
+)
 from api.graphql.mutate import mutate
 from graph import models
 from resolvers.lineage.rollback import RollbackDecision
@@ -120,8 +125,10 @@ class Mutation:
         items: list[RunItemInput] | None = None,
         checkpoint: CheckpointInput | None = None,
         command_id: str | None = None,
+        usage: ContextUsageInput | None = None,
     ) -> t.Run:
         run_items = [item.model() for item in items or []]
+        report = usage.model() if usage is not None else None
         diff = [s.model() for s in checkpoint.diff_summary] if checkpoint is not None else None
         ref = checkpoint.ref if checkpoint else None
         args = {
@@ -130,6 +137,8 @@ class Mutation:
             "items": [i.model_dump() for i in run_items],
             "checkpointRef": ref,
             "diff": [d.model_dump() for d in diff] if diff is not None else None,
+            # Only when given: a receipt stored before `usage` existed still matches.
+            **({"usage": report.model_dump()} if report is not None else {}),
         }
         return await mutate(
             info,
@@ -138,9 +147,32 @@ class Mutation:
             command_id,
             models.RunNode,
             lambda tx, caller: runs.complete_run(
-                tx, caller, run_id, native_turn_ref, run_items, ref, diff
+                tx, caller, run_id, native_turn_ref, run_items, ref, diff, report
             ),
             t.Run.of,
+        )
+
+    @t.described(
+        "What a native thread holds now, as its provider reported it (after a native "
+        "compaction, say): the next start's budget starts from it.",
+        mutation=True,
+    )
+    async def report_context_usage(
+        self,
+        info: Info,
+        provider_thread_id: strawberry.ID,
+        usage: ContextUsageInput,
+        command_id: str | None = None,
+    ) -> t.ProviderThread:
+        report = usage.model()
+        return await mutate(
+            info,
+            "reportContextUsage",
+            {"providerThreadId": provider_thread_id, "usage": report.model_dump()},
+            command_id,
+            models.ProviderThreadNode,
+            lambda tx, caller: runs.report_context_usage(tx, caller, provider_thread_id, report),
+            t.ProviderThread.of,
         )
 
     @strawberry.mutation
@@ -186,7 +218,7 @@ class Mutation:
             command_id,
             str,
             lambda tx, caller: handoffs.regenerate_handoff(tx, caller, handoff_id),
-            lambda ident: t.required(t.handoff_by_id(info, ident)),
+            lambda ident: t.required(t.by_id(info, t.ContextHandoff, ident)),
         )
 
     @strawberry.mutation
@@ -207,7 +239,7 @@ class Mutation:
             lambda tx, caller: handoffs.submit_handoff_summary(
                 tx, caller, handoff_id, summary_text, created_by_provider
             ),
-            lambda ident: t.required(t.handoff_by_id(info, ident)),
+            lambda ident: t.required(t.by_id(info, t.ContextHandoff, ident)),
         )
 
     @strawberry.mutation
@@ -221,7 +253,7 @@ class Mutation:
             command_id,
             str,
             lambda tx, caller: runs.request_clean_context(tx, caller, thread_id),
-            lambda ident: t.required(t.thread_by_id(info, ident)),
+            lambda ident: t.required(t.by_id(info, t.Thread, ident)),
         )
 
     @strawberry.mutation

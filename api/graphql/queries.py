@@ -47,13 +47,13 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
 class Query:
     @strawberry.field
     def providers(self, info: Info) -> list[t.Provider]:
-        return [t.from_model(t.Provider, p) for p in info.context.providers.all()]
+        return [t.from_model(t.Provider, p, capabilities=p) for p in info.context.providers.all()]
 
     @strawberry.field
     async def thread(
         self, info: Info, id: strawberry.ID, as_of: datetime | None = None
     ) -> t.Thread | None:
-        return await t.thread_by_id(info, id, past.instant(as_of))
+        return await t.by_id(info, t.Thread, id, past.instant(as_of))
 
     @strawberry.field
     async def threads(
@@ -78,19 +78,19 @@ class Query:
 
     @strawberry.field
     async def run(self, info: Info, id: strawberry.ID) -> t.Run | None:
-        return await t.run_by_id(info, id)
+        return await t.by_id(info, t.Run, id)
 
     @strawberry.field
     async def provider_thread(self, info: Info, id: strawberry.ID) -> t.ProviderThread | None:
-        return await t.provider_thread_by_id(info, id)
+        return await t.by_id(info, t.ProviderThread, id)
 
     @strawberry.field
     async def transfer(self, info: Info, id: strawberry.ID) -> t.ContextTransfer | None:
-        return await t.transfer_by_id(info, id)
+        return await t.by_id(info, t.ContextTransfer, id)
 
     @strawberry.field
     async def handoff(self, info: Info, id: strawberry.ID) -> t.ContextHandoff | None:
-        return await t.handoff_by_id(info, id)
+        return await t.by_id(info, t.ContextHandoff, id)
 
     @t.described("Threads around one: parents up, forks and subagents down.")
     async def lineage(

@@ -4,10 +4,12 @@ answer around them (plans, events, pages, lineage) is in api/graphql/answers.py.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar, cast
 
 import strawberry
+from strawberry.dataloader import DataLoader
 from strawberry.scalars import JSON
 from strawberry.types.base import get_object_definition
 
@@ -26,6 +28,7 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 N = TypeVar("N")
 W = TypeVar("W")
+V = TypeVar("V")
 
 
 def described(
@@ -119,6 +122,59 @@ for _enum in (
     strawberry.enum(_enum)
 
 
+# ---- relations -------------------------------------------------------------------
+# A relation follows an id on the node (to one) or a per-request loader keyed by the
+# node's id (to many), and answers at the node's instant (`as_of`): one batched read per
+# field set, whatever the number of nodes.
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How a GraphQL type is loaded by id, and made from its node."""
+
+    loader: Callable[[Loaders], DataLoader[str, Any]]
+    of: Callable[[Any, Instant | None], Any]
+
+
+def _kinds() -> dict[str, Kind]:
+    return {
+        "Thread": Kind(lambda found: found.thread, Thread.of),
+        "Run": Kind(lambda found: found.run, Run.of),
+        "ProviderThread": Kind(lambda found: found.provider_thread, ProviderThread.of),
+        "ContextHandoff": Kind(lambda found: found.handoff, ContextHandoff.of),
+        "ContextTransfer": Kind(lambda found: found.transfer, ContextTransfer.of),
+        "Checkpoint": Kind(lambda found: found.checkpoint, Checkpoint.of),
+    }
+
+
+def to_one(
+    target: str, attribute: str, *, required: bool = False, description: str | None = None
+) -> Any:
+    """A field: the `target` whose id is the node's `attribute` (null when it has none,
+    unless `required`: the graph guarantees it)."""
+
+    async def resolve(root: Any, info: Info) -> Any:
+        found = await _by_name(info, target, getattr(root.node, attribute), root.as_of)
+        if found is None and required:
+            raise ThreadlineError(ErrorCode.INTERNAL, "A linked node is missing from the graph.")
+        return found
+
+    resolve.__annotations__["return"] = target if required else f"{target} | None"
+    return strawberry.field(resolver=resolve, description=description)
+
+
+def to_many(target: str, loader: str) -> Any:
+    """A field: the `target`s the loader named `loader` finds for the node's id."""
+
+    async def resolve(root: Any, info: Info) -> Any:
+        found = await getattr(loaders(info, root.as_of), loader).load(root.node.id)
+        of = KINDS[target].of
+        return [of(node, root.as_of) for node in found]
+
+    resolve.__annotations__["return"] = f"list[{target}]"
+    return strawberry.field(resolver=resolve)
+
+
 @strawberry.type
 class Provider:
     kind: str
@@ -132,6 +188,32 @@ class Provider:
     summary_source: SummarySource | None = strawberry.field(
         description="Who writes the handoffs it receives; null: the service's default."
     )
+    default_context_window_tokens: int = strawberry.field(
+        description="The context window of a model the providers file does not list."
+    )
+    capabilities: strawberry.Private[Any] = None
+
+    @strawberry.field
+    def models(self) -> list[ProviderModel]:
+        listed = self.capabilities.models if self.capabilities is not None else {}
+        return [ProviderModel(name=name, context_window_tokens=n) for name, n in listed.items()]
+
+
+@strawberry.type
+class ProviderModel:
+    name: str
+    context_window_tokens: int
+
+
+@strawberry.type
+class ContextUsage:
+    context_tokens: int = strawberry.field(
+        description="Tokens in the native context after the last turn, as the provider said."
+    )
+    context_window_tokens: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    reported_at: datetime
 
 
 @strawberry.type
@@ -149,21 +231,16 @@ class Thread:
     def of(cls, node: models.ThreadNode, as_of: Instant | None = None) -> Thread:
         return from_model(cls, node, node=node, as_of=as_of)
 
-    @strawberry.field
-    async def parent(self, info: Info) -> Thread | None:
-        return await thread_by_id(info, self.node.parentId, self.as_of)
+    parent = to_one("Thread", "parentId")
 
     @strawberry.field
     async def root(self, info: Info) -> Thread:
         if self.node.rootId == self.node.id:
             return self
-        root = await thread_by_id(info, self.node.rootId, self.as_of)
+        root = await by_id(info, Thread, self.node.rootId, self.as_of)
         return root or self
 
-    @strawberry.field
-    async def children(self, info: Info) -> list[Thread]:
-        found = await loaders(info, self.as_of).children_of_thread.load(self.node.id)
-        return [Thread.of(child, self.as_of) for child in found]
+    children = to_many("Thread", "children_of_thread")
 
     @strawberry.field
     async def runs(self, info: Info, include_rolled_back: bool | None = False) -> list[Run]:
@@ -185,10 +262,7 @@ class Thread:
         stable = [r for r in found if r.status is models.RunStatus.COMPLETED and r.checkpoint]
         return Run.of(stable[-1], self.as_of) if stable else None
 
-    @strawberry.field
-    async def provider_threads(self, info: Info) -> list[ProviderThread]:
-        found = await loaders(info, self.as_of).provider_threads_of_thread.load(self.node.id)
-        return [ProviderThread.of(pt, self.as_of) for pt in found]
+    provider_threads = to_many("ProviderThread", "provider_threads_of_thread")
 
     @strawberry.field
     async def coverage(self, info: Info) -> list[ProviderThreadCoverage]:
@@ -200,15 +274,8 @@ class Thread:
             for pt in state.providerThreads
         ]
 
-    @strawberry.field
-    async def incoming_transfers(self, info: Info) -> list[ContextTransfer]:
-        found = await loaders(info, self.as_of).transfers_in.load(self.node.id)
-        return [ContextTransfer.of(x, self.as_of) for x in found]
-
-    @strawberry.field
-    async def outgoing_transfers(self, info: Info) -> list[ContextTransfer]:
-        found = await loaders(info, self.as_of).transfers_out.load(self.node.id)
-        return [ContextTransfer.of(x, self.as_of) for x in found]
+    incoming_transfers = to_many("ContextTransfer", "transfers_in")
+    outgoing_transfers = to_many("ContextTransfer", "transfers_out")
 
     @described("On a fork or subagent: how it and its source have moved apart. Null on a root.")
     async def divergence(self, info: Info) -> ForkDivergence | None:
@@ -285,9 +352,7 @@ class Checkpoint:
             for s in self.node.diffSummary
         ]
 
-    @strawberry.field
-    async def run(self, info: Info) -> Run:
-        return await required(run_by_id(info, self.node.runId, self.as_of))
+    run = to_one("Run", "runId", required=True)
 
 
 @strawberry.type
@@ -315,18 +380,9 @@ class Run:
         found = self.node.checkpoint
         return Checkpoint.of(found, self.as_of) if found else None
 
-    @strawberry.field
-    async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId, self.as_of))
-
-    @strawberry.field
-    async def provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.providerThreadId, self.as_of)
-
-    @strawberry.field
-    async def context_handoffs(self, info: Info) -> list[ContextHandoff]:
-        found = await loaders(info, self.as_of).handoffs_consumed.load(self.node.id)
-        return [ContextHandoff.of(h, self.as_of) for h in found]
+    thread = to_one("Thread", "threadId", required=True)
+    provider_thread = to_one("ProviderThread", "providerThreadId")
+    context_handoffs = to_many("ContextHandoff", "handoffs_consumed")
 
     @strawberry.field
     async def items(self, info: Info) -> list[RunItem]:
@@ -371,9 +427,7 @@ class ProviderThread:
     def of(cls, node: models.ProviderThreadNode, as_of: Instant | None = None) -> ProviderThread:
         return from_model(cls, node, node=node, as_of=as_of)
 
-    @strawberry.field
-    async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId, self.as_of))
+    thread = to_one("Thread", "threadId", required=True)
 
     @strawberry.field
     async def first_run_ordinal(self, info: Info) -> int | None:
@@ -389,10 +443,7 @@ class ProviderThread:
     async def native_run_ordinals(self, info: Info) -> list[int]:
         return await self._native(info)
 
-    @strawberry.field
-    async def handoffs(self, info: Info) -> list[ContextHandoff]:
-        found = await loaders(info, self.as_of).handoffs_received.load(self.node.id)
-        return [ContextHandoff.of(h, self.as_of) for h in found]
+    handoffs = to_many("ContextHandoff", "handoffs_received")
 
     @described("When STALE: the staleness signals that retired it.")
     def stale_signals(self) -> list[models.StalenessSignal]:
@@ -402,9 +453,12 @@ class ProviderThread:
     def failure_reason(self) -> str | None:
         return self.node.failureReason
 
-    @strawberry.field
-    async def forked_from(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.forkedFromId, self.as_of)
+    forked_from = to_one("ProviderThread", "forkedFromId")
+
+    @described("The latest usage its provider reported (completeRun or reportContextUsage).")
+    def context_usage(self) -> ContextUsage | None:
+        usage = self.node.contextUsage
+        return from_model(ContextUsage, usage) if usage is not None else None
 
     @strawberry.field
     async def coverage(self, info: Info) -> ProviderThreadCoverage:
@@ -474,21 +528,10 @@ class ContextHandoff:
     def sections(self) -> list[HandoffSection]:
         return [HandoffSection(title=s.title, lines=s.lines) for s in self.node.sections]
 
-    @strawberry.field
-    async def transfer(self, info: Info) -> ContextTransfer | None:
-        return await transfer_by_id(info, self.node.transferId, self.as_of)
-
-    @strawberry.field
-    async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.threadId, self.as_of))
-
-    @strawberry.field
-    async def source_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.sourceThreadId, self.as_of))
-
-    @strawberry.field
-    async def target_run(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.node.targetRunId, self.as_of)
+    transfer = to_one("ContextTransfer", "transferId")
+    thread = to_one("Thread", "threadId", required=True)
+    source_thread = to_one("Thread", "sourceThreadId", required=True)
+    target_run = to_one("Run", "targetRunId")
 
     @strawberry.field
     async def from_provider_threads(self, info: Info) -> list[ProviderThread]:
@@ -497,22 +540,18 @@ class ContextHandoff:
         )
         return [ProviderThread.of(pt, self.as_of) for pt in found if pt is not None]
 
-    @strawberry.field
-    async def to_provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.toProviderThreadId, self.as_of)
-
-    @strawberry.field
-    async def superseded_by(self, info: Info) -> ContextHandoff | None:
-        return await handoff_by_id(info, self.node.supersededById, self.as_of)
-
-    @described("The handoff whose configured summary this one reuses (paid for once).")
-    async def cached_from(self, info: Info) -> ContextHandoff | None:
-        return await handoff_by_id(info, self.node.cachedFromId, self.as_of)
+    to_provider_thread = to_one("ProviderThread", "toProviderThreadId")
+    superseded_by = to_one("ContextHandoff", "supersededById")
+    cached_from = to_one(
+        "ContextHandoff",
+        "cachedFromId",
+        description="The handoff whose configured summary this one reuses (paid for once).",
+    )
 
 
 @strawberry.type
 class SourcePoint:
-    point: strawberry.Private[models.SourcePoint]
+    node: strawberry.Private[models.SourcePoint]
     turn_item_id: str | None
     provider_thread_ref: str | None
     provider_turn_ref: str | None
@@ -520,22 +559,11 @@ class SourcePoint:
 
     @classmethod
     def of(cls, point: models.SourcePoint, as_of: Instant | None = None) -> SourcePoint:
-        return from_model(cls, point, point=point, as_of=as_of)
+        return from_model(cls, point, node=point, as_of=as_of)
 
-    @strawberry.field
-    async def thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.point.threadId, self.as_of))
-
-    @strawberry.field
-    async def run(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.point.runId, self.as_of)
-
-    @strawberry.field
-    async def checkpoint(self, info: Info) -> Checkpoint | None:
-        if self.point.checkpointId is None:
-            return None
-        found = await loaders(info, self.as_of).checkpoint.load(self.point.checkpointId)
-        return Checkpoint.of(found, self.as_of) if found else None
+    thread = to_one("Thread", "threadId", required=True)
+    run = to_one("Run", "runId")
+    checkpoint = to_one("Checkpoint", "checkpointId")
 
 
 @strawberry.type
@@ -566,37 +594,11 @@ class ContextTransfer:
         base = self.node.basePoint
         return SourcePoint.of(base, self.as_of) if base else None
 
-    @strawberry.field
-    async def source_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.sourceThreadId, self.as_of))
-
-    @strawberry.field
-    async def target_thread(self, info: Info) -> Thread:
-        return await required(thread_by_id(info, self.node.targetThreadId, self.as_of))
-
-    @strawberry.field
-    async def resolved_provider_thread(self, info: Info) -> ProviderThread | None:
-        return await provider_thread_by_id(info, self.node.resolvedProviderThreadId, self.as_of)
-
-    @strawberry.field
-    async def handoff(self, info: Info) -> ContextHandoff | None:
-        return await handoff_by_id(info, self.node.handoffId, self.as_of)
-
-    @strawberry.field
-    async def consumed_by(self, info: Info) -> Run | None:
-        return await run_by_id(info, self.node.consumedByRunId, self.as_of)
-
-
-# ---- loaders as field helpers ------------------------------------------------
-
-
-async def _by_id(
-    ident: str | None, load: Callable[[str], Awaitable[N | None]], wrap: Callable[[N], W]
-) -> W | None:
-    if ident is None:
-        return None
-    found = await load(ident)
-    return wrap(found) if found is not None else None
+    source_thread = to_one("Thread", "sourceThreadId", required=True)
+    target_thread = to_one("Thread", "targetThreadId", required=True)
+    resolved_provider_thread = to_one("ProviderThread", "resolvedProviderThreadId")
+    handoff = to_one("ContextHandoff", "handoffId")
+    consumed_by = to_one("Run", "consumedByRunId")
 
 
 def loaders(info: Info, as_of: Instant | None) -> Loaders:
@@ -604,37 +606,20 @@ def loaders(info: Info, as_of: Instant | None) -> Loaders:
     return info.context.loaders_at(as_of)
 
 
-async def thread_by_id(
-    info: Info, ident: str | None, as_of: Instant | None = None
-) -> Thread | None:
-    load = loaders(info, as_of).thread.load
-    return await _by_id(ident, load, lambda node: Thread.of(node, as_of))
+async def by_id(
+    info: Info, kind: type[V], ident: str | None, as_of: Instant | None = None
+) -> V | None:
+    """The `kind` with this id as it was at `as_of` (now: None), or None."""
+    found: V | None = await _by_name(info, kind.__name__, ident, as_of)
+    return found
 
 
-async def run_by_id(info: Info, ident: str | None, as_of: Instant | None = None) -> Run | None:
-    load = loaders(info, as_of).run.load
-    return await _by_id(ident, load, lambda node: Run.of(node, as_of))
-
-
-async def provider_thread_by_id(
-    info: Info, ident: str | None, as_of: Instant | None = None
-) -> ProviderThread | None:
-    load = loaders(info, as_of).provider_thread.load
-    return await _by_id(ident, load, lambda node: ProviderThread.of(node, as_of))
-
-
-async def handoff_by_id(
-    info: Info, ident: str | None, as_of: Instant | None = None
-) -> ContextHandoff | None:
-    load = loaders(info, as_of).handoff.load
-    return await _by_id(ident, load, lambda node: ContextHandoff.of(node, as_of))
-
-
-async def transfer_by_id(
-    info: Info, ident: str | None, as_of: Instant | None = None
-) -> ContextTransfer | None:
-    load = loaders(info, as_of).transfer.load
-    return await _by_id(ident, load, lambda node: ContextTransfer.of(node, as_of))
+async def _by_name(info: Info, target: str, ident: str | None, as_of: Instant | None) -> Any:
+    if ident is None:
+        return None
+    kind = KINDS[target]
+    found = await kind.loader(loaders(info, as_of)).load(ident)
+    return kind.of(found, as_of) if found is not None else None
 
 
 async def read_back(info: Info, answer: Awaitable[T]) -> T:
@@ -663,3 +648,6 @@ async def required(value: Awaitable[T | None]) -> T:
     if found is None:
         raise ThreadlineError(ErrorCode.INTERNAL, "A linked node is missing from the graph.")
     return found
+
+
+KINDS = _kinds()

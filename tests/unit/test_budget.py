@@ -1,0 +1,62 @@
+"""Context budgets, without a database: where the window comes from, and the arithmetic."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graph.models import ContextUsage, ContextWindowSource
+from resolvers.handoffs.budget import ContextPolicy, context_budget
+from resolvers.providers import registry_from_toml
+
+AT = datetime(2026, 1, 1, tzinfo=UTC)
+PROVIDERS = registry_from_toml(
+    '[providers.codex.models]\n"gpt-5.1-codex" = 400000\n'
+    "[providers.gemini]\naccepts_handoff = true\n"
+)
+POLICY = ContextPolicy()
+
+
+def test_the_window_comes_from_the_report_else_the_model_else_the_provider() -> None:
+    codex = PROVIDERS.get("codex")
+    reported = ContextUsage(contextTokens=10, contextWindowTokens=150_000, reportedAt=AT)
+    assert context_budget(codex, "gpt-5.1-codex", reported, 0, POLICY).windowSource is (
+        ContextWindowSource.REPORTED
+    )
+    by_model = context_budget(codex, "gpt-5.1-codex", None, 0, POLICY)
+    assert (by_model.windowTokens, by_model.windowSource) == (400_000, ContextWindowSource.MODEL)
+    default = context_budget(codex, "unlisted", None, 0, POLICY)
+    assert (default.windowTokens, default.windowSource) == (272_000, ContextWindowSource.PROVIDER)
+    assert context_budget(PROVIDERS.get("claude"), None, None, 0, POLICY).windowTokens == 200_000
+    assert context_budget(PROVIDERS.get("gemini"), None, None, 0, POLICY).windowTokens == 128_000
+
+
+def test_a_nearly_full_native_thread_gets_less_than_a_new_one() -> None:
+    claude = PROVIDERS.get("claude")
+    fresh = context_budget(claude, None, None, 0, POLICY)
+    full = ContextUsage(contextTokens=170_000, reportedAt=AT)
+    crowded = context_budget(claude, None, full, 0, POLICY)
+    assert (fresh.reserveTokens, fresh.budgetTokens) == (50_000, 32_000)  # the cap binds
+    assert crowded.budgetTokens == 0  # 200,000 - 170,000 - 50,000 < 0
+
+
+@given(
+    window=st.integers(1, 2_000_000),
+    used=st.integers(0, 2_000_000),
+    cap=st.integers(1, 200_000),
+    reserve=st.integers(0, 100_000),
+)
+def test_the_budget_is_the_room_left_at_most_the_cap_never_negative(
+    window: int, used: int, cap: int, reserve: int
+) -> None:
+    provider = PROVIDERS.get("codex").model_copy(
+        update={"max_handoff_tokens": cap, "default_context_window_tokens": window}
+    )
+    usage = ContextUsage(contextTokens=used, reportedAt=AT)
+    found = context_budget(provider, None, usage, 0, ContextPolicy(min_reserve_tokens=reserve))
+    assert found.reserveTokens == max(reserve, window // 4)
+    assert 0 <= found.budgetTokens <= cap
+    room = window - used - found.reserveTokens
+    assert found.budgetTokens == (min(cap, room) if room > 0 else 0)
