@@ -217,6 +217,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 providers,
                 settings.staleness_policy(),
                 settings.summary_policy(),
+                context=settings.context_policy(),
             )
         )
         active.start_warm_up()

@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.models import SummarySource
 from graph.runtime.local_neo4j import LocalNeo4j, Ports
+from resolvers.handoffs.budget import MIN_RESERVE_TOKENS, ContextPolicy
 from resolvers.handoffs.sources import SummaryPolicy
 from resolvers.start.staleness import StalenessPolicy
 
@@ -40,6 +41,9 @@ class Settings(BaseSettings):
     max_off_provider_runs: int = StalenessPolicy().max_off_provider_runs
     max_chained_handoffs: int = StalenessPolicy().max_chained_handoffs
     max_delta_chain: int = StalenessPolicy().max_delta_chain
+    # Kept free in a native thread's window for the model's own work (at least this, at
+    # least a quarter of the window).
+    min_reserve_tokens: int = Field(default=MIN_RESERVE_TOKENS, ge=0)
     # Request limits.
     max_query_depth: int = 15
     max_query_tokens: int = 5000
@@ -88,6 +92,9 @@ class Settings(BaseSettings):
             model=self.summarizer_model,
             name=self.summarizer_name,
         )
+
+    def context_policy(self) -> ContextPolicy:
+        return ContextPolicy(min_reserve_tokens=self.min_reserve_tokens)
 
     def staleness_policy(self) -> StalenessPolicy:
         return StalenessPolicy(

@@ -351,6 +351,7 @@ class HandoffHead(Node):
     failureReason: str | None = None  # when FAILED: why the summary never came
     summaryKey: str | None = None  # the cache key of a configured summary
     cachedFromId: str | None = None  # the handoff whose configured summary it reuses
+    budget: ContextBudget | None = None  # the start's budget; None before budgets existed
 
     @property
     def covered(self) -> Ranges:

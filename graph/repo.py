@@ -49,6 +49,7 @@ JSON_FIELDS = {
     "sourcePoint": "sourcePointJson",
     "basePoint": "basePointJson",
     "contextUsage": "contextUsageJson",
+    "budget": "budgetJson",
 }
 
 

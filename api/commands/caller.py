@@ -15,6 +15,7 @@ from graph.models import HandoffNode, RunNode, ThreadState
 from graph.store import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.handoffs.budget import ContextPolicy
 from resolvers.handoffs.sources import Assignment, SummaryPolicy
 from resolvers.handoffs.summarizer import digest_of
 from resolvers.providers import ProviderRegistry
@@ -40,6 +41,7 @@ class Caller:
     providers: ProviderRegistry
     policy: StalenessPolicy
     summaries: SummaryPolicy = field(default_factory=SummaryPolicy)
+    context: ContextPolicy = field(default_factory=ContextPolicy)
     clock: Callable[[], datetime] = field(default=utcnow)
 
     def draft(self) -> Draft:

@@ -215,6 +215,7 @@ async def _decision(
             content,
             restart=restart,
             threads=related,
+            context=caller.context,
         ),
     )
 

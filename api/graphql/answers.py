@@ -10,6 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.graphql.types import (
+    ContextBudget,
     ContextHandoff,
     ContextTransfer,
     HandoffStrategy,
@@ -27,10 +28,13 @@ from api.graphql.types import (
     required,
 )
 from graph import models
+from graph.errors import ErrorCode, ThreadlineError
+from resolvers.handoffs.budget import ContextPolicy, context_budget
 from resolvers.handoffs.requests import SummaryRequest
 from resolvers.lineage.rollback import RollbackDecision
 from resolvers.past.as_of import Instant
 from resolvers.past.replay import Explained
+from resolvers.start.decision import StartDecision
 from resolvers.start.plan import StartOutcome
 
 
@@ -104,6 +108,7 @@ class StartContextResolution:
         description="Summaries a provider must write before the caller acts on the "
         "provider: their handoffs are PENDING, contextText is null and the run STARTING."
     )
+    budget: ContextBudget
 
     @classmethod
     def of(cls, outcome: StartOutcome) -> StartContextResolution:
@@ -129,6 +134,7 @@ class StartContextResolution:
             staleness_signals=decision.stalenessSignals,
             explanation=decision.explanation,
             summarization_requests=[SummarizationRequest.of(r) for r in outcome.waiting_requests],
+            budget=_start_budget(decision),
         )
 
 
@@ -148,6 +154,7 @@ class StartContextPlan:
     differs_from_record: bool = strawberry.field(
         description="The replayed decision differs from the recorded one (which is answered)."
     )
+    budget: ContextBudget
 
     @classmethod
     async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:
@@ -164,6 +171,7 @@ class StartContextPlan:
             explanation=found.explanation,
             recorded_run=Run.of(run, at) if run else None,
             differs_from_record=found.differsFromRecord,
+            budget=_budget(found.budget),
         )
 
 
@@ -268,3 +276,21 @@ class Lineage:
                 for e in found.edges
             ],
         )
+
+
+def _start_budget(decision: StartDecision) -> ContextBudget:
+    """Every start decides its budget (resolvers/start/decision.py); a start answered
+    again from a receipt stored before budgets existed gets its budget now."""
+    budget = decision.budget
+    if budget is None:
+        pt = decision.providerThread
+        usage = pt.contextUsage if pt is not None else None
+        budget = context_budget(decision.provider, None, usage, 0, ContextPolicy())
+    return _budget(budget)
+
+
+def _budget(budget: models.ContextBudget | None) -> ContextBudget:
+    found = ContextBudget.of(budget)
+    if found is None:  # an explanation is always a fresh decision, made with its budget
+        raise ThreadlineError(ErrorCode.INTERNAL, "A start decision came without its budget.")
+    return found

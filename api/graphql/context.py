@@ -60,6 +60,7 @@ class Context:
                 self.providers,
                 self.settings.staleness_policy(),
                 self.settings.summary_policy(),
+                context=self.settings.context_policy(),
             )
         return self._caller
 

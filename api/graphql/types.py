@@ -99,6 +99,7 @@ RunItemKind = models.RunItemKind
 StalenessSignal = models.StalenessSignal
 LineageDirection = models.LineageDirection
 SummarySource = models.SummarySource
+ContextWindowSource = models.ContextWindowSource
 for _enum in (
     Actor,
     ThreadRelationship,
@@ -118,6 +119,7 @@ for _enum in (
     StalenessSignal,
     LineageDirection,
     SummarySource,
+    ContextWindowSource,
 ):
     strawberry.enum(_enum)
 
@@ -203,6 +205,26 @@ class Provider:
 class ProviderModel:
     name: str
     context_window_tokens: int
+
+
+@strawberry.type
+class ContextBudget:
+    window_tokens: int
+    window_source: ContextWindowSource
+    used_tokens: int = strawberry.field(
+        description="What the target native thread already holds; 0 for a new one."
+    )
+    reserve_tokens: int = strawberry.field(description="Kept free for the model's own work.")
+    cap_tokens: int = strawberry.field(
+        description="The provider's cap on one handoff (maxHandoffTokens)."
+    )
+    budget_tokens: int = strawberry.field(
+        description="max(0, min(capTokens, windowTokens - usedTokens - reserveTokens))"
+    )
+
+    @classmethod
+    def of(cls, budget: models.ContextBudget | None) -> ContextBudget | None:
+        return from_model(cls, budget) if budget is not None else None
 
 
 @strawberry.type
@@ -547,6 +569,10 @@ class ContextHandoff:
         "cachedFromId",
         description="The handoff whose configured summary this one reuses (paid for once).",
     )
+
+    @described("The budget of the start that made it; null before budgets existed.")
+    def budget(self) -> ContextBudget | None:
+        return ContextBudget.of(self.node.budget)
 
 
 @strawberry.type

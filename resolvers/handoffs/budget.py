@@ -11,9 +11,12 @@ native thread already holds, and a reserve (docs/MODEL.md, "Context that fits").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.models import ContextBudget, ContextUsage, ContextWindowSource
+from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.providers import ProviderCapabilities
 
 MIN_RESERVE_TOKENS = 16_000
@@ -63,3 +66,18 @@ def explained(budget: ContextBudget) -> str:
         f"({whence}), {budget.usedTokens} used, {budget.reserveTokens} kept in reserve, "
         f"at most {budget.capTokens} per handoff."
     )
+
+
+def fitted(handoffs: Sequence[PlannedHandoff], budget: ContextBudget) -> list[PlannedHandoff]:
+    """The handoffs of one start sharing its budget, in injection order: each fills what
+    the ones before it left, and a local summary larger than that is made again to fit.
+    A text no one has written yet (a provider's, the configured summarizer's) is asked
+    to fit the same share."""
+    left = budget.budgetTokens
+    shared: list[PlannedHandoff] = []
+    for handoff in handoffs:
+        if handoff.summary.tokenEstimate > left and handoff.material is not None:
+            handoff = handoff.model_copy(update={"summary": handoff.material.local(left)})
+        shared.append(handoff.model_copy(update={"allowedTokens": left}))
+        left = max(0, left - handoff.summary.tokenEstimate)
+    return shared

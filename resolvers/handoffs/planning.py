@@ -29,6 +29,9 @@ class PlannedHandoff(BaseModel):
     summary: Summary
     transferId: str | None = None
     generationMs: float = 0.0  # how long the local summary took
+    # The tokens of its start's budget this handoff may fill (the provider's cap until a
+    # budget is applied): what the local summary was fitted to and another writer is given.
+    allowedTokens: int | None = None
     # What the summary was made from, for another summarizer to read. Not kept in a
     # command's receipt: the requests a start makes carry it where it is needed.
     material: SummaryMaterial | None = Field(default=None, exclude=True)

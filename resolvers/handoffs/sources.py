@@ -99,9 +99,8 @@ def _assignment(
         SummarySource.CONFIGURED: policy.name,
     }[source]
     model = policy.model if source is SummarySource.CONFIGURED else None
-    request = request_for(
-        "", source, writer, entering.kind, material, entering.max_handoff_tokens, model
-    )
+    allowed = plan.allowedTokens if plan.allowedTokens is not None else entering.max_handoff_tokens
+    request = request_for("", source, writer, entering.kind, material, allowed, model)
     return Assignment(source=source, request=request)
 
 

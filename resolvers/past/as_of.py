@@ -99,10 +99,13 @@ def run_at(versioned: Versioned[RunNode], instant: Instant) -> RunNode | None:
 def provider_thread_at(
     versioned: Versioned[ProviderThreadNode], instant: Instant
 ) -> ProviderThreadNode | None:
-    """The provider thread, if it existed (its native runs and last use: see `past`)."""
+    """The provider thread, if it existed (its native runs and last use: see `past`).
+    What its provider last reported is kept only as it is now, not in its history: the
+    past answers none."""
     if not instant.saw(versioned.node.createdAt):
         return None
-    return fold("providerThread", versioned, instant)
+    found = fold("providerThread", versioned, instant)
+    return found.model_copy(update={"contextUsage": None})
 
 
 def handoff_at(versioned: Versioned[HandoffNode], instant: Instant) -> HandoffNode | None:

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from graph.events import RunRestarted, RunStarted, payload_of
 from graph.models import (
+    ContextBudget,
     EventNode,
     HandoffNode,
     HandoffStrategy,
@@ -50,6 +51,7 @@ class Explained:
     tokenEstimate: int
     stalenessSignals: list[StalenessSignal]
     explanation: list[str]
+    budget: ContextBudget | None = None
     recordedRun: RunNode | None = None
     differsFromRecord: bool = False
 
@@ -89,6 +91,7 @@ def explained(
         tokenEstimate=decision.token_estimate,
         stalenessSignals=decision.stalenessSignals,
         explanation=decision.explanation,
+        budget=decision.budget,
     )
     if record is None:
         return replay
@@ -101,6 +104,7 @@ def explained(
         tokenEstimate=sum(h.tokenEstimate for h in record.handoffs),
         stalenessSignals=replay.stalenessSignals,
         explanation=replay.explanation,
+        budget=replay.budget,
         recordedRun=record.run,
     )
     if _decided(kept) == _decided(replay):

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graph.errors import ErrorCode, ThreadlineError, conflict
 from graph.models import (
+    ContextBudget,
     HandoffKind,
     HandoffStatus,
     HandoffStrategy,
@@ -29,11 +30,15 @@ from graph.models import (
 )
 from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
+from resolvers.handoffs.budget import ContextPolicy, context_budget, fitted
+from resolvers.handoffs.budget import explained as explained_budget
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, span
 from resolvers.lineage import points
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
 from resolvers.start import injection, staleness, transfers
 from resolvers.start.staleness import StalenessPolicy
+
+DEFAULT_CONTEXT = ContextPolicy()
 
 
 class StartRequest(BaseModel):
@@ -72,6 +77,7 @@ class StartDecision(BaseModel):
     staleProviderThreadIds: list[str] = Field(default_factory=list)
     transfers: list[TransferResolution] = Field(default_factory=list)
     explanation: list[str] = Field(default_factory=list)
+    budget: ContextBudget | None = None  # what its handoffs may fill together
 
     @property
     def injection_mode(self) -> InjectionMode:
@@ -100,13 +106,15 @@ def decide_start(
     *,
     restart: RunNode | None = None,
     threads: Mapping[str, ThreadState] | None = None,
+    context: ContextPolicy = DEFAULT_CONTEXT,
 ) -> StartDecision:
     """The start decision for `request` on `state`'s thread.
 
     `threads` holds the states of the thread's ancestors and of the sources of its
-    incoming transfers. `restart` re-resolves a run whose provider action failed
-    (reportStartFailure): its provider thread is out, the run gets a new one. When
-    `content` reports missing runs afterwards, load them and decide again.
+    incoming transfers; `context` sets the reserve of the start's budget. `restart`
+    re-resolves a run whose provider action failed (reportStartFailure): its provider
+    thread is out, the run gets a new one. When `content` reports missing runs afterwards,
+    load them and decide again.
     """
     provider = registry.get(request.provider)
     related = threads or {}
@@ -124,12 +132,40 @@ def decide_start(
     if pending_origin is not None and restart is None:
         decision = _resolve_origin(state, pending_origin, provider, related, content, explanation)
     else:
-        decision = _ladder(state, request, provider, policy, restart, content, explanation)
+        decision = _ladder(state, request, provider, policy, context, restart, content, explanation)
         if decision.providerThread is None:
             decision = _with_inherited(decision, state, related, restart, content)
     decision = _with_parent_deliveries(decision, state, related, restart, content)
     _refuse_unsupported(decision)
-    return _in_injection_order(decision, state, related)
+    return _within_budget(_in_injection_order(decision, state, related), request, context)
+
+
+def _within_budget(
+    decision: StartDecision, request: StartRequest, context: ContextPolicy
+) -> StartDecision:
+    """The decision with its budget, its handoffs sharing it (`resolvers.handoffs.budget`)."""
+    budget = _budget_of(decision.provider, decision.providerThread, request, context)
+    explanation = [*decision.explanation, explained_budget(budget)] if decision.handoffs else []
+    return decision.model_copy(
+        update={
+            "budget": budget,
+            "handoffs": fitted(decision.handoffs, budget),
+            "explanation": explanation or decision.explanation,
+        }
+    )
+
+
+def _budget_of(
+    provider: ProviderCapabilities,
+    target: ProviderThreadNode | None,
+    request: StartRequest,
+    context: ContextPolicy,
+) -> ContextBudget:
+    """The budget of a start into `target` (None: a new native thread, which holds
+    nothing). An existing one holds what its provider last reported; one that never
+    reported is counted as holding nothing (docs/MODEL.md, "Context that fits")."""
+    usage = target.contextUsage if target is not None else None
+    return context_budget(provider, request.model, usage, 0, context)
 
 
 def _in_injection_order(
@@ -159,11 +195,12 @@ def _ladder(
     request: StartRequest,
     provider: ProviderCapabilities,
     policy: StalenessPolicy,
+    context: ContextPolicy,
     restart: RunNode | None,
     content: Content,
     explanation: list[str],
 ) -> StartDecision:
-    chosen, signals = _pick(state, request, provider, policy, content, explanation)
+    chosen, signals = _pick(state, request, provider, policy, context, content, explanation)
     if restart is not None:
         chosen = None
         signals = [StalenessSignal.RESUME_FAILED]
@@ -336,6 +373,7 @@ def _pick(
     request: StartRequest,
     provider: ProviderCapabilities,
     policy: StalenessPolicy,
+    context: ContextPolicy,
     content: Content,
     explanation: list[str],
 ) -> tuple[ProviderThreadNode | None, list[StalenessSignal]]:
@@ -359,7 +397,8 @@ def _pick(
     if not provider.supports_resume:
         explanation.append(f"{provider.kind} cannot resume a provider thread.")
         return None, []
-    signals = staleness.signals(state, chosen, request.runtimeMode, provider, policy, content)
+    room = _budget_of(provider, chosen, request, context).budgetTokens
+    signals = staleness.signals(state, chosen, request.runtimeMode, room, policy, content)
     if signals:
         names = ", ".join(signal.value for signal in signals)
         explanation.append(f"Provider thread {chosen.id} is stale ({names}), so it is not reused.")

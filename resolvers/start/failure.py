@@ -26,6 +26,7 @@ from graph.plan import RunChange
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs.budget import ContextPolicy, context_budget, fitted
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.handoffs.requests import SummaryRequest
 from resolvers.handoffs.sources import Assignment
@@ -108,12 +109,16 @@ def _as_started(
         else StartStrategy.FULL_HANDOFF_NEW_THREAD
     )
     names = ", ".join(f"{h.id} ({h.summarySource})" for h in pending)
+    # The start's own budget, as its handoffs keep it (one made before budgets: anew).
+    kept = next((h.budget for h in pending if h.budget is not None), None)
+    budget = kept or context_budget(provider, run.model, pt.contextUsage, 0, ContextPolicy())
     return StartDecision(
         strategy=strategy,
         providerAction=action,
         provider=provider,
         providerThread=pt,
-        handoffs=list(replans),
+        handoffs=fitted(replans, budget),
+        budget=budget,
         explanation=[
             f"The summary of handoff {names} failed ({reason}); it is FAILED and a new "
             "handoff over the same runs replaces it.",

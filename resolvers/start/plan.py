@@ -97,7 +97,7 @@ def start(
         decision.handoffs, assignments or [LOCAL] * len(decision.handoffs), strict=True
     ):
         node = plan.to_node(draft.new_id("hnd"), thread_id, pt.id, draft.at).model_copy(
-            update={"targetRunId": run_id}
+            update={"targetRunId": run_id, "budget": decision.budget}
         )
         node, asked = summary_plans.sourced(node, assignment, cached or {})
         handoffs.append(node)

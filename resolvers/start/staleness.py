@@ -17,7 +17,6 @@ from graph.models import (
 from resolvers.content import Content
 from resolvers.coverage import coverage
 from resolvers.handoffs.summarizer import summarize
-from resolvers.providers import ProviderCapabilities
 
 REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
 LIVE_HANDOFF = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
@@ -49,11 +48,13 @@ def signals(
     state: ThreadState,
     pt: ProviderThreadNode,
     runtime_mode: str | None,
-    provider: ProviderCapabilities,
+    room: int,
     policy: StalenessPolicy,
     content: Content,
 ) -> list[StalenessSignal]:
-    """Every staleness signal that holds for `pt`, in the contract's order."""
+    """Every staleness signal that holds for `pt`, in the contract's order. `room`: the
+    budget of a start into it (EXCEEDS_CONTEXT_POLICY when the uncompressed summary of
+    what it missed is larger)."""
     found: list[StalenessSignal] = []
     cov = coverage(pt, state.history, state.handoffs)
     # Every history run after the provider thread's last native run ran elsewhere.
@@ -72,6 +73,6 @@ def signals(
         found.append(StalenessSignal.CLEAN_CONTEXT_REQUESTED)
     if cov.missing:
         delta = summarize(content.runs(state.thread.id, cov.missing), title="")
-        if delta.tokenEstimate > provider.max_handoff_tokens:
+        if delta.tokenEstimate > room:
             found.append(StalenessSignal.EXCEEDS_CONTEXT_POLICY)
     return found

@@ -20,8 +20,17 @@ class Moment:
     """Right after a command: its time, the thread's state and every handoff then."""
 
     at: datetime
-    state: ThreadState
+    full_state: ThreadState
     handoffs: list[HandoffNode]
+
+    @property
+    def state(self) -> ThreadState:
+        """The state as history can tell it: a provider thread's reported usage is kept
+        only as it is now (resolvers/past/as_of.py)."""
+        pts = [
+            pt.model_copy(update={"contextUsage": None}) for pt in self.full_state.providerThreads
+        ]
+        return self.full_state.model_copy(update={"providerThreads": pts})
 
 
 class TimedScenario(Scenario):

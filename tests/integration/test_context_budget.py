@@ -1,0 +1,108 @@
+"""A start's context budget: from the target's window (reported, the model's, the
+provider's), what the native thread holds and a reserve; a native thread too full for what
+it missed is left for a new one."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from api.settings import Settings
+from graph.store import Store
+from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.steps import ATTACH, new_thread, run_once
+
+BUDGET = "budget { windowTokens windowSource usedTokens reserveTokens capTokens budgetTokens }"
+START = f"""mutation($t: ID!, $p: String!, $m: String) {{
+  startRun(threadId: $t, provider: $p, input: "go on", model: $m) {{
+    run {{ id }} strategy providerAction stalenessSignals explanation
+    providerThread {{ id nativeRef }} {BUDGET} handoffs {{ tokenEstimate {BUDGET} }} }} }}"""
+EXPLAIN = f"""query($t: ID!, $p: String!) {{
+  explainStartContext(threadId: $t, provider: $p) {{ strategy {BUDGET} }} }}"""
+COMPLETE = """mutation($r: ID!, $u: ContextUsageInput) {
+  completeRun(runId: $r, nativeTurnRef: "t", usage: $u) { id } }"""
+
+
+def budget(window: int, source: str, used: int, reserve: int, cap: int = 32_000) -> Any:
+    return {
+        "windowTokens": window,
+        "windowSource": source,
+        "usedTokens": used,
+        "reserveTokens": reserve,
+        "capTokens": cap,
+        "budgetTokens": max(0, min(cap, window - used - reserve)),
+    }
+
+
+async def started(gql: GraphQLClient, thread: str, provider: str, model: str | None = None) -> Any:
+    """A start, attached when its provider thread is new (not completed)."""
+    found = (await gql(START, t=thread, p=provider, m=model))["startRun"]
+    if found["providerThread"]["nativeRef"] is None:
+        await gql(ATTACH, id=found["providerThread"]["id"], ref=f"n-{thread}-{provider}")
+    return found
+
+
+async def test_a_new_native_thread_gets_the_providers_window_less_the_reserve(
+    gql: GraphQLClient,
+) -> None:
+    thread = await new_thread(gql)
+    await run_once(gql, thread, "codex", "step one")
+    await run_once(gql, thread, "codex", "step two")
+    explained = (await gql(EXPLAIN, t=thread, p="claude"))["explainStartContext"]
+    switch = await started(gql, thread, "claude")
+    expected = budget(200_000, "PROVIDER", 0, 50_000)
+    assert switch["strategy"] == "FULL_HANDOFF_NEW_THREAD"
+    assert switch["budget"] == expected == explained["budget"]
+    assert [h["budget"] for h in switch["handoffs"]] == [expected]
+    assert sum(h["tokenEstimate"] for h in switch["handoffs"]) <= expected["budgetTokens"]
+    assert any("window 200000 (the provider's default)" in line for line in switch["explanation"])
+
+
+@pytest.fixture
+async def with_models(clean_store: Store, tmp_path: Path) -> AsyncIterator[GraphQLClient]:
+    providers = tmp_path / "providers.toml"
+    providers.write_text('[providers.claude.models]\n"claude-huge" = 1000000\n')
+    settings = Settings(providers_file=providers)
+    async with make_app_client(clean_store, settings) as http:
+        yield GraphQLClient(http)
+
+
+async def test_a_model_the_providers_file_names_brings_its_own_window(
+    with_models: GraphQLClient,
+) -> None:
+    gql = with_models
+    thread = await new_thread(gql)
+    await run_once(gql, thread, "codex", "step one")
+    switch = await started(gql, thread, "claude", "claude-huge")
+    assert switch["budget"] == budget(1_000_000, "MODEL", 0, 250_000)
+
+
+async def test_a_reported_window_and_usage_size_the_resume(gql: GraphQLClient) -> None:
+    thread = await new_thread(gql)
+    first = await started(gql, thread, "claude")
+    usage = {"contextTokens": 100_000, "contextWindowTokens": 150_000}
+    await gql(COMPLETE, r=first["run"]["id"], u=usage)
+    await run_once(gql, thread, "codex", "elsewhere")
+    back = await started(gql, thread, "claude")
+    assert (back["strategy"], back["providerAction"]) == ("DELTA_HANDOFF_EXISTING_THREAD", "RESUME")
+    assert back["budget"] == budget(150_000, "REPORTED", 100_000, 37_500)
+    assert back["handoffs"][0]["tokenEstimate"] <= 12_500
+
+
+async def test_a_native_thread_too_full_for_what_it_missed_is_left_for_a_new_one(
+    gql: GraphQLClient,
+) -> None:
+    thread = await new_thread(gql)
+    first = await started(gql, thread, "claude")
+    full = {"contextTokens": 190_000, "contextWindowTokens": 200_000}
+    await gql(COMPLETE, r=first["run"]["id"], u=full)
+    await run_once(gql, thread, "codex", "elsewhere")
+    explained = (await gql(EXPLAIN, t=thread, p="claude"))["explainStartContext"]
+    back = await started(gql, thread, "claude")
+    assert back["stalenessSignals"] == ["EXCEEDS_CONTEXT_POLICY"]
+    assert (back["strategy"], back["providerAction"]) == ("FULL_HANDOFF_NEW_THREAD", "CREATE")
+    assert back["providerThread"]["id"] != first["providerThread"]["id"]
+    assert back["budget"] == budget(200_000, "PROVIDER", 0, 50_000) == explained["budget"]
