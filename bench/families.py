@@ -37,6 +37,7 @@ from bench.records import (
     TransferRecord,
 )
 from resolvers.handoffs import summarizer
+from resolvers.handoffs.budget import ContextPolicy, context_budget
 from resolvers.handoffs.summarizer import CHARS_PER_TOKEN
 from resolvers.providers import registry_from_toml
 from resolvers.start import staleness
@@ -705,6 +706,12 @@ class ThreadSim:
             if run.provider_thread_id != plan.exclude_pt and run.provider_thread_id not in sources:
                 sources.append(run.provider_thread_id)
         text, sections = summary(plan.title, plan.runs, plan.task, plan.result)
+        target = self.pts[to_pt].record
+        # No generated native thread reports its usage, so each start's budget is the
+        # one the service gives a native thread that never reported: the whole window.
+        budget = context_budget(
+            REGISTRY.get(target.provider), target.model, None, 0, ContextPolicy()
+        )
         handoff = HandoffRecord(
             id=self.sim.id("hnd"),
             thread_id=self.rec.id,
@@ -723,6 +730,7 @@ class ThreadSim:
             updated_at=now,
             transfer_id=plan.transfer_id,
             target_run_id=run_id,
+            budget=budget.model_dump(mode="json"),
         )
         self.rec.handoffs.append(handoff)
         return handoff

@@ -284,6 +284,7 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             "kind": handoff.kind,
             "summaryText": handoff.summary_text,
             "sectionsJson": _json(handoff.sections),
+            "budgetJson": _json(handoff.budget) if handoff.budget is not None else None,
             "tokenEstimate": -(-len(handoff.summary_text) // 4),
             "status": handoff.status,
             "createdAt": handoff.created_at,

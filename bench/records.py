@@ -98,6 +98,7 @@ class HandoffRecord:
     transfer_id: str | None = None
     target_run_id: str | None = None
     summary_source: str = "LOCAL"  # the generator writes every summary locally, as the demo does
+    budget: dict[str, Any] | None = None  # the start's ContextBudget, as the service stores it
 
 
 @dataclass
