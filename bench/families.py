@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bench import content
+from bench import content, model
 from bench.records import (
     CheckpointRecord,
     EventRecord,
@@ -36,9 +36,11 @@ from bench.records import (
     ThreadRecord,
     TransferRecord,
 )
+from graph.models import RunDigest
 from resolvers.handoffs import summarizer
 from resolvers.handoffs.budget import ContextPolicy, context_budget
-from resolvers.handoffs.summarizer import CHARS_PER_TOKEN
+from resolvers.handoffs.quality import assess
+from resolvers.handoffs.selection import CHARS_PER_TOKEN
 from resolvers.providers import registry_from_toml
 from resolvers.start import staleness
 from resolvers.start import transfers as start_transfers
@@ -164,6 +166,7 @@ class ThreadSim:
         self.deliveries: list[tuple[TransferRecord, ThreadSim]] = []  # for the next run
         self.parent: ThreadSim | None = None
         self.last_completed: RunRecord | None = None
+        self.digests: dict[str, RunDigest] = {}  # of ended runs, for grading handoffs
 
     # ---- runs ----------------------------------------------------------------
 
@@ -700,6 +703,12 @@ class ThreadSim:
             result=transfer.payload,
         )
 
+    def digest(self, run: RunRecord) -> RunDigest:
+        found = self.digests.get(run.id)
+        if found is None:
+            found = self.digests[run.id] = model.digest(run)
+        return found
+
     def _handoff(self, plan: _Plan, to_pt: str, run_id: str, now: datetime) -> HandoffRecord:
         sources: list[str] = []
         for run in plan.runs:
@@ -712,6 +721,7 @@ class ThreadSim:
         budget = context_budget(
             REGISTRY.get(target.provider), target.model, None, 0, ContextPolicy()
         )
+        quality = assess(text, [plan.source.digest(run) for run in plan.runs])
         handoff = HandoffRecord(
             id=self.sim.id("hnd"),
             thread_id=self.rec.id,
@@ -731,6 +741,7 @@ class ThreadSim:
             transfer_id=plan.transfer_id,
             target_run_id=run_id,
             budget=budget.model_dump(mode="json"),
+            quality=quality.model_dump(mode="json"),
         )
         self.rec.handoffs.append(handoff)
         return handoff

@@ -41,6 +41,7 @@ from bench.records import (
 from graph import history
 from graph.history import NodeKind
 from graph.models import (
+    DIGEST_VERSION,
     CheckpointNode,
     FileDiffStat,
     RunDigest,
@@ -134,6 +135,7 @@ def run_props(run: RunRecord, workspace: str, delta_chain: int = 0) -> Row:
             "digestJson": _json(digest(run).model_dump(mode="json"))
             if run.completed_at is not None
             else None,
+            "digestVersion": DIGEST_VERSION if run.completed_at is not None else None,
             "rolledBackTo": run.rolled_back_to,
             "historyJson": _run_history(run),
         }
@@ -285,6 +287,10 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             "summaryText": handoff.summary_text,
             "sectionsJson": _json(handoff.sections),
             "budgetJson": _json(handoff.budget) if handoff.budget is not None else None,
+            # The generated text stands in for a summary's size: it lists no omitted items.
+            "omittedJson": _json([]),
+            "qualityJson": _json(handoff.quality) if handoff.quality is not None else None,
+            "qualityScore": handoff.quality["score"] if handoff.quality is not None else None,
             "tokenEstimate": -(-len(handoff.summary_text) // 4),
             "status": handoff.status,
             "createdAt": handoff.created_at,

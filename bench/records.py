@@ -99,6 +99,7 @@ class HandoffRecord:
     target_run_id: str | None = None
     summary_source: str = "LOCAL"  # the generator writes every summary locally, as the demo does
     budget: dict[str, Any] | None = None  # the start's ContextBudget, as the service stores it
+    quality: dict[str, Any] | None = None  # its HandoffQuality, graded as the service grades
 
 
 @dataclass

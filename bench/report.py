@@ -39,6 +39,8 @@ def render(results: Results) -> str:
     lines += _rates(results)
     lines += ["", "## Summary build and API memory", ""]
     lines += _other(results)
+    lines += ["", "## Context: delta against full handoffs, quality at budgets", ""]
+    lines += _context(results)
     lines += ["", "## Checks", ""]
     lines += _checks(results)
     return "\n".join(lines) + "\n"
@@ -267,6 +269,54 @@ def _rates(results: Results) -> list[str]:
 
 def _cpu(cpu_ms: dict[str, float], names: tuple[str, ...]) -> str:
     return " + ".join(f"{cpu_ms[name]:.1f}" if name in cpu_ms else "—" for name in names)
+
+
+def _context(results: Results) -> list[str]:
+    runs = results.config["summary_runs"]
+    rows = [
+        f"In-process over the same {runs} generated runs as the summary build (providers "
+        "switching every 10 runs), with the product's summarizer, selection and quality "
+        "rule (bench/context.py). Tokens as the service estimates them (characters / 4).",
+        "",
+    ]
+    saving = results.delta_saving
+    if saving is not None:
+        rows += [
+            "| at each switch back to a provider | switches | p50 | p95 | mean |",
+            "| --- | ---: | ---: | ---: | ---: |",
+            _tokens_row(
+                "delta handoff (what the provider missed), tokens",
+                saving.switches,
+                saving.delta_tokens,
+            ),
+            _tokens_row(
+                "full handoff of every run so far, tokens (cap 32,000)",
+                saving.switches,
+                saving.full_tokens,
+            ),
+            _tokens_row("saving of the delta, %", saving.switches, saving.saving),
+            "",
+        ]
+    if results.budget_quality:
+        rows += [
+            "| full handoff of runs | budget | tokens | items left out | quality score |",
+            "| ---: | ---: | ---: | ---: | ---: |",
+        ]
+        rows += [
+            f"| 1-{q.runs} | {q.budget:,} | {q.tokens:,} | {q.omitted:,} | {q.score:.3f} |"
+            for q in results.budget_quality
+        ]
+        rows += [
+            "",
+            "The generated runs draw decisions from a short list and files from a few areas, "
+            "so one kept line carries many must-keep items: a score of 1.0 can stand beside "
+            "items left out. Real threads repeat less.",
+        ]
+    return rows
+
+
+def _tokens_row(name: str, n: int, stat: Stat) -> str:
+    return f"| {name} | {n} | {stat.p50:,.0f} | {stat.p95:,.0f} | {stat.mean:,.0f} |"
 
 
 def _other(results: Results) -> list[str]:

@@ -20,15 +20,20 @@ class Stat:
 
     @classmethod
     def of(cls, seconds: Sequence[float]) -> Stat:
-        if not seconds:
+        return cls.of_values([value * 1000 for value in seconds])
+
+    @classmethod
+    def of_values(cls, values: Sequence[float]) -> Stat:
+        """Percentiles of values in their own unit (tokens, %)."""
+        if not values:
             raise ValueError("no samples")
-        ms = sorted(value * 1000 for value in seconds)
+        ordered = sorted(values)
         return cls(
-            n=len(ms),
-            p50=percentile(ms, 50),
-            p95=percentile(ms, 95),
-            p99=percentile(ms, 99),
-            mean=sum(ms) / len(ms),
+            n=len(ordered),
+            p50=percentile(ordered, 50),
+            p95=percentile(ordered, 95),
+            p99=percentile(ordered, 99),
+            mean=sum(ordered) / len(ordered),
         )
 
 
@@ -121,6 +126,23 @@ class Rate:
 
 
 @dataclass
+class DeltaSaving:
+    switches: int
+    delta_tokens: Stat  # the delta handoff's tokens at each switch
+    full_tokens: Stat  # the full handoff's tokens at the same switches
+    saving: Stat  # 1 - delta / full at each switch, in %
+
+
+@dataclass
+class BudgetQuality:
+    runs: int
+    budget: int
+    tokens: int
+    score: float
+    omitted: int
+
+
+@dataclass
 class Results:
     config: dict[str, Any]
     machine: dict[str, str]
@@ -132,6 +154,8 @@ class Results:
     rates: list[Rate] = field(default_factory=list)
     summary: Stat | None = None
     summary_items: int = 0
+    delta_saving: DeltaSaving | None = None
+    budget_quality: list[BudgetQuality] = field(default_factory=list)
     api_peak_rss_mb: float | None = None
     api_rss_mb: float | None = None
     measured_cycle_seconds: float = 0.0
@@ -164,6 +188,8 @@ class Results:
             absent.append("throughput")
         if self.summary is None:
             absent.append("summary build time")
+        if self.delta_saving is None or not self.budget_quality:
+            absent.append("delta saving and quality at budgets")
         if self.api_peak_rss_mb is None:
             absent.append("API peak RSS")
         if not self.conformance_checked:

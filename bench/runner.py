@@ -24,7 +24,17 @@ from pathlib import Path
 
 from neo4j import AsyncGraphDatabase, Driver, GraphDatabase
 
-from bench import conformance, families, measure, queries, reference, report, service, summary
+from bench import (
+    conformance,
+    context,
+    families,
+    measure,
+    queries,
+    reference,
+    report,
+    service,
+    summary,
+)
 from bench.baseline import Raw
 from bench.bulk import BulkStats, BulkWriter
 from bench.client import GraphQL
@@ -258,6 +268,13 @@ async def _measure(
     log(f"summarising {config.summary_runs} runs")
     results.summary, results.summary_items = await asyncio.to_thread(
         summary.time_summary, config.summary_runs, config.summary_reps, config.seed
+    )
+    log("delta against full handoffs, quality at budgets")
+    results.delta_saving = await asyncio.to_thread(
+        context.delta_saving, config.summary_runs, config.seed
+    )
+    results.budget_quality = await asyncio.to_thread(
+        context.budget_quality, config.summary_runs, config.seed
     )
 
 

@@ -209,6 +209,52 @@ class RunItem(Node):
     attributes: dict[str, Any] | None = None
 
 
+class DigestItem(RunItem):
+    """An item as a run's digest keeps it: its position in the run, for what a handoff
+    leaves out to point at (`Thread.items` answers the same index)."""
+
+    index: int
+
+
+class ItemPlace(Node):
+    """Where an item sits in a thread: its run and its position in that run."""
+
+    runOrdinal: int
+    index: int
+    kind: RunItemKind
+    key: str | None = None
+    path: str | None = None
+
+
+class OmittedItem(ItemPlace):
+    """An item of a handoff's covered runs: one its text leaves out (`index` -1: the
+    run's input, which `Run.input` holds)."""
+
+    tokenEstimate: int
+
+
+class QualityFacet(Node):
+    kind: RunItemKind
+    kept: int
+    total: int
+    missing: list[str] = Field(default_factory=list)
+
+
+class HandoffQuality(Node):
+    """How much of the material that must survive a handoff its text carries, by kind."""
+
+    score: float
+    facets: list[QualityFacet] = Field(default_factory=list)
+
+
+class ThreadItem(ItemPlace):
+    """An item of a thread's active runs, as the pull path answers it."""
+
+    runId: str
+    text: str
+    attributes: dict[str, Any] | None = None
+
+
 class FileDiffStat(Node):
     path: str
     additions: int
@@ -251,6 +297,10 @@ class RunNode(Node):
     consumedHandoffIds: list[str] = Field(default_factory=list)
 
 
+# Bumped when a digest keeps something new; older digests are read from their runs.
+DIGEST_VERSION = 2
+
+
 class RunDigest(Node):
     """What a summary reads of one history run: written when the run ends, so a handoff
     never re-reads the run's items (SEMANTICS "Handoff content")."""
@@ -260,7 +310,7 @@ class RunDigest(Node):
     input: str
     failureReason: str | None = None
     providerThreadId: str | None = None
-    items: list[RunItem] = Field(default_factory=list)
+    items: list[DigestItem] = Field(default_factory=list)
     checkpointRef: str | None = None
     diffSummary: list[FileDiffStat] | None = None  # None: the run has no checkpoint
 
@@ -364,6 +414,12 @@ class HandoffNode(HandoffHead):
 
     summaryText: str
     sections: list[HandoffSection] = Field(default_factory=list)
+    # What the local selection left out of the text (another writer's text lists none).
+    omitted: list[OmittedItem] = Field(default_factory=list)
+    # How much of what must survive it the text carries; None while PENDING, and for
+    # handoffs written before quality was recorded. The score alone is kept for Cypher.
+    quality: HandoffQuality | None = None
+    qualityScore: float | None = None
 
 
 class SourcePoint(Node):

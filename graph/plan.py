@@ -18,10 +18,12 @@ from graph.models import (
     CheckpointNode,
     ContextUsage,
     HandoffNode,
+    HandoffQuality,
     HandoffSection,
     HandoffStatus,
     HistoryMode,
     Node,
+    OmittedItem,
     ProviderAction,
     ProviderThreadNode,
     ProviderThreadStatus,
@@ -69,6 +71,7 @@ class RunChange(NodeChange):
     failureReason: str | None = None
     completedAt: datetime | None = None
     digest: RunDigest | None = None
+    digestVersion: int | None = None  # what the digest keeps (summarizer.DIGEST_VERSION)
 
 
 class ProviderThreadChange(NodeChange):
@@ -90,6 +93,9 @@ class HandoffChange(NodeChange):
     failureReason: str | None = None
     summaryText: str | None = None
     sections: list[HandoffSection] | None = None
+    omitted: list[OmittedItem] | None = None
+    quality: HandoffQuality | None = None
+    qualityScore: float | None = None
     tokenEstimate: int | None = None
     createdByProvider: str | None = None
     summarySource: SummarySource | None = None

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from graph import history
 from graph.history import NodeKind, Timeline, Versioned
 from graph.models import (
+    DIGEST_VERSION,
     CheckpointNode,
     EventNode,
     HandoffNode,
@@ -30,7 +31,9 @@ from graph.models import (
     ProviderThreadNode,
     RunDigest,
     RunItem,
+    RunItemKind,
     RunNode,
+    ThreadItem,
     ThreadNode,
     ThreadState,
     TransferNode,
@@ -50,6 +53,8 @@ JSON_FIELDS = {
     "basePoint": "basePointJson",
     "contextUsage": "contextUsageJson",
     "budget": "budgetJson",
+    "omitted": "omittedJson",
+    "quality": "qualityJson",
 }
 
 
@@ -266,10 +271,11 @@ async def digests(
     tx: Tx, workspace: str, wants: dict[str, Ranges]
 ) -> list[tuple[str, RunDigest | RunNode]]:
     """What summaries read of the runs at `wants` (thread id -> ordinals): the digest
-    kept on each run, or the run itself for runs written before digests existed."""
+    kept on each run, or the run itself for runs written before digests of this version."""
     rows = await tx.rows(
         "run/digests",
         workspace=workspace,
+        digestVersion=DIGEST_VERSION,
         wants=[{"threadId": t, "ordinals": list(ordinals)} for t, ordinals in wants.items()],
     )
     return [
@@ -423,6 +429,37 @@ async def threads_page(
         first=first,
     )
     return [thread_from(row["value"]) for row in rows]
+
+
+async def thread_items(
+    tx: Tx,
+    workspace: str,
+    thread_id: str,
+    after: tuple[int, int] | None,
+    kinds: list[RunItemKind] | None,
+    ordinals: list[int] | None,
+    first: int,
+) -> list[ThreadItem]:
+    """Up to `first` + 1 items of the thread's active runs after (ordinal, index)."""
+    rows = await tx.rows(
+        "thread/items",
+        workspace=workspace,
+        threadId=thread_id,
+        afterOrdinal=after[0] if after else 0,
+        afterIndex=after[1] if after else -1,
+        kinds=[kind.value for kind in kinds] if kinds is not None else None,
+        ordinals=ordinals,
+        first=first,
+    )
+    return [
+        ThreadItem(
+            runId=row["runId"],
+            runOrdinal=row["runOrdinal"],
+            index=row["item"]["seq"],
+            **item_from(row["item"]).model_dump(),
+        )
+        for row in rows
+    ]
 
 
 # ---- writes -----------------------------------------------------------------

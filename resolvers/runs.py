@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from graph import events
 from graph.errors import conflict
 from graph.models import (
+    DIGEST_VERSION,
     Actor,
     CheckpointNode,
     ContextUsage,
@@ -186,6 +187,7 @@ def _ended(draft: Draft, state: ThreadState, run: RunNode) -> None:
             failureReason=run.failureReason,
             completedAt=run.completedAt,
             digest=digest_of(run),
+            digestVersion=DIGEST_VERSION,
         )
     )
     pt = state.provider_thread(run.providerThreadId)

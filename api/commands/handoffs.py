@@ -27,6 +27,8 @@ async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written
         handoff,
         plan.summary.text,
         plan.summary.sections,
+        plan.summary.omitted,
+        plan.material.runs if plan.material is not None else [],
         handoff_plans.regenerated(handoff, plan.generationMs),
         events.HandoffRegenerated,
     )
@@ -37,9 +39,16 @@ async def submit_handoff_summary(
     tx: Tx, caller: Caller, handoff_id: str, summary_text: str, created_by_provider: str
 ) -> Written[str]:
     caller.providers.get(created_by_provider)
-    state, _, handoff, _ = await _handoff(tx, caller, handoff_id)
+    state, related, handoff, transfer = await _handoff(tx, caller, handoff_id)
     target_pt = handoff_plans.target_of(handoff, state)
-    handoff_plans.check_submitted(summary_text, caller.providers.get(target_pt.provider))
+    provider = caller.providers.get(target_pt.provider)
+    handoff_plans.check_submitted(summary_text, provider)
+    # What the text covers, to grade it by: the material a regeneration would summarise.
+    covers = await decided(
+        tx,
+        caller,
+        lambda content: transfers.replan(handoff, transfer, state, related, provider, content),
+    )
     draft = caller.draft()
     ident = handoff_plans.replace(
         draft,
@@ -47,6 +56,8 @@ async def submit_handoff_summary(
         handoff,
         summary_text,
         handoff_plans.submitted_sections(summary_text),
+        [],
+        covers.material.runs if covers.material is not None else [],
         handoff_plans.submitted(handoff, target_pt, created_by_provider, draft.at),
         events.HandoffSubmitted,
     )

@@ -16,6 +16,7 @@ from api.graphql.types import (
     HandoffStrategy,
     Info,
     InjectionMode,
+    PageInfo,
     ProviderAction,
     ProviderThread,
     Run,
@@ -155,6 +156,10 @@ class StartContextPlan:
         description="The replayed decision differs from the recorded one (which is answered)."
     )
     budget: ContextBudget
+    omitted_count: int = strawberry.field(
+        description="Items of the covered runs its handoffs' texts would leave out "
+        "(Thread.items returns them)."
+    )
 
     @classmethod
     async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:
@@ -172,6 +177,7 @@ class StartContextPlan:
             recorded_run=Run.of(run, at) if run else None,
             differs_from_record=found.differsFromRecord,
             budget=_budget(found.budget),
+            omitted_count=found.omittedCount,
         )
 
 
@@ -194,12 +200,6 @@ class ThreadEvent:
             run_id=strawberry.ID(event.runId) if event.runId else None,
             payload=JSON(event.payload) if event.payload is not None else None,
         )
-
-
-@strawberry.type
-class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
 
 
 @strawberry.type

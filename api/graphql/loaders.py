@@ -18,17 +18,22 @@ from graph.history import Timeline, Versioned
 from graph.models import (
     CheckpointNode,
     HandoffNode,
+    HandoffQuality,
     ProviderThreadNode,
+    RunDigest,
     RunItem,
     RunNode,
     ThreadNode,
     ThreadState,
     TransferNode,
 )
+from graph.ranges import Ranges
 from graph.store import Row, Store, Tx
+from resolvers.handoffs.quality import assess
+from resolvers.handoffs.summarizer import digest_of
 from resolvers.lineage.divergence import Divergence, divergence, opening
 from resolvers.past import as_of
-from resolvers.past.as_of import Instant
+from resolvers.past.as_of import ENDED, Instant
 
 T = TypeVar("T")
 Then = Callable[[Versioned[T], Instant], T | None]
@@ -112,6 +117,13 @@ class Loaders:
         return DataLoader(self._divergence_now if self.instant is None else self._divergence_then)
 
     @cached_property
+    def handoff_quality(self) -> DataLoader[HandoffNode, HandoffQuality]:
+        """For a handoff that recorded no quality (pending, or written before quality was
+        recorded): graded on the history runs of its range, as regenerating it would read.
+        Keyed by the handoff node itself (its text is not read again)."""
+        return DataLoader(self._graded, cache_key_fn=lambda handoff: handoff.id)
+
+    @cached_property
     def coverage_state(self) -> DataLoader[str, ThreadState | None]:
         if self.instant is None:
             return self._one("thread/coverage", repo.state_from)
@@ -128,6 +140,29 @@ class Loaders:
         assert self.instant is not None
         timelines = await self.timeline.load_many(thread_ids)
         return [as_of.past(tl, self.instant) if tl else None for tl in timelines]
+
+    async def _graded(self, handoffs: list[HandoffNode]) -> list[HandoffQuality]:
+        wants: dict[str, Ranges] = {}
+        for handoff in handoffs:
+            wants[handoff.sourceThreadId] = wants.get(handoff.sourceThreadId, Ranges()) | (
+                handoff.covered
+            )
+
+        async def work(tx: Tx) -> list[tuple[str, RunDigest | RunNode]]:
+            return await repo.digests(tx, self._workspace, wants)
+
+        runs: dict[str, list[RunDigest]] = {}
+        for thread_id, found in await self._store.read(work) if wants else []:
+            digest = found if isinstance(found, RunDigest) else digest_of(found)
+            if digest.status in ENDED:
+                runs.setdefault(thread_id, []).append(digest)
+        return [
+            assess(
+                h.summaryText,
+                [r for r in runs.get(h.sourceThreadId, []) if r.ordinal in h.covered],
+            )
+            for h in handoffs
+        ]
 
     async def _past_coverage(self, keys: list[str]) -> list[ThreadState | None]:
         return [found.coverage_state() if found else None for found in await self.past(keys)]

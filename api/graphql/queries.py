@@ -3,7 +3,6 @@ and mergeBack."""
 
 from __future__ import annotations
 
-import base64
 from datetime import datetime
 
 import strawberry
@@ -11,7 +10,7 @@ import strawberry
 from api.commands import lineage, runs
 from api.commands.caller import Caller
 from api.graphql import answers as a
-from api.graphql import past
+from api.graphql import cursors, past
 from api.graphql import types as t
 from graph import models, repo
 from graph.errors import invalid
@@ -21,26 +20,6 @@ from resolvers.past.replay import Explained, explained
 from resolvers.start.decision import StartRequest
 
 Info = t.Info
-
-
-def _page_size(info: Info, first: int) -> int:
-    limit = info.context.settings.max_page_size
-    if not 1 <= first <= limit:
-        raise invalid(f"first must be between 1 and {limit}, got {first}.")
-    return first
-
-
-def _cursor(node: models.ThreadNode) -> str:
-    raw = f"{node.createdAt.isoformat()}|{node.id}"
-    return base64.urlsafe_b64encode(raw.encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        created, ident = base64.urlsafe_b64decode(cursor.encode()).decode().split("|", 1)
-        return datetime.fromisoformat(created), ident
-    except ValueError as error:
-        raise invalid(f"Cursor {cursor!r} is not one this API issued.") from error
 
 
 @strawberry.type
@@ -59,18 +38,23 @@ class Query:
     async def threads(
         self, info: Info, first: int | None = 50, after: str | None = None
     ) -> a.ThreadConnection:
-        size = _page_size(info, 50 if first is None else first)
-        position = _decode_cursor(after) if after else None
+        size = cursors.page_size(info.context.settings.max_page_size, first, 50)
+        position = cursors.thread_position(after) if after else None
 
         async def work(tx: Tx) -> list[models.ThreadNode]:
             return await repo.threads_page(tx, info.context.workspace, position, size)
 
         found = await info.context.store.read(work)
         page = found[:size]
-        edges = [a.ThreadEdge(cursor=_cursor(node), node=t.Thread.of(node)) for node in page]
+        edges = [
+            a.ThreadEdge(
+                cursor=cursors.thread_cursor(node.createdAt, node.id), node=t.Thread.of(node)
+            )
+            for node in page
+        ]
         return a.ThreadConnection(
             edges=edges,
-            page_info=a.PageInfo(
+            page_info=t.PageInfo(
                 has_next_page=len(found) > size,
                 end_cursor=edges[-1].cursor if edges else None,
             ),
@@ -163,7 +147,7 @@ class Query:
         after: strawberry.ID | None = None,
         first: int | None = 100,
     ) -> list[a.ThreadEvent]:
-        size = _page_size(info, 100 if first is None else first)
+        size = cursors.page_size(info.context.settings.max_page_size, first, 100)
 
         async def work(tx: Tx) -> list[models.EventNode] | None:
             return await repo.events_page(tx, info.context.workspace, thread_id, after, size)

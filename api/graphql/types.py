@@ -13,11 +13,13 @@ from strawberry.dataloader import DataLoader
 from strawberry.scalars import JSON
 from strawberry.types.base import get_object_definition
 
+from api.graphql import cursors
 from api.graphql.context import Context
 from api.graphql.loaders import Loaders
-from graph import models
+from graph import models, repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges
+from graph.store import Tx
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 from resolvers.lineage.divergence import Divergence
@@ -228,6 +230,71 @@ class ContextBudget:
 
 
 @strawberry.type
+class PageInfo:
+    has_next_page: bool
+    end_cursor: str | None
+
+
+@strawberry.type(description="An item of a thread's active runs, as the pull path answers it.")
+class ThreadItem:
+    run_id: strawberry.ID
+    run_ordinal: int
+    index: int = strawberry.field(description="Its position in its run, 0-based.")
+    kind: RunItemKind
+    text: str
+    key: str | None
+    path: str | None
+    attributes: JSON | None
+
+
+@strawberry.type
+class ThreadItemEdge:
+    cursor: str
+    node: ThreadItem
+
+
+@strawberry.type
+class ThreadItemConnection:
+    edges: list[ThreadItemEdge]
+    page_info: PageInfo
+
+
+@strawberry.type(description="An item of the covered runs a handoff's text leaves out.")
+class OmittedItem:
+    run_ordinal: int
+    index: int = strawberry.field(
+        description="Its position in its run, 0-based; -1: the run's input (Run.input)."
+    )
+    kind: RunItemKind
+    key: str | None
+    path: str | None
+    token_estimate: int
+
+
+@strawberry.type
+class QualityFacet:
+    kind: RunItemKind
+    kept: int
+    total: int
+    missing: list[str] = strawberry.field(
+        description="The key, path or first words of each item not found in the text."
+    )
+
+
+@strawberry.type
+class HandoffQuality:
+    score: float = strawberry.field(
+        description="kept / total over every facet; 1.0 when nothing must be kept."
+    )
+    facets: list[QualityFacet]
+
+    @classmethod
+    def of(cls, quality: models.HandoffQuality) -> HandoffQuality:
+        facets = [from_model(QualityFacet, facet) for facet in quality.facets]
+        return cls(score=quality.score, facets=facets)
+
+
+@strawberry.type
 class ContextUsage:
     context_tokens: int = strawberry.field(
         description="Tokens in the native context after the last turn, as the provider said."
@@ -285,6 +352,43 @@ class Thread:
         return Run.of(stable[-1], self.as_of) if stable else None
 
     provider_threads = to_many("ProviderThread", "provider_threads_of_thread")
+
+    @described(
+        "The items of the thread's active runs (not rolled back), oldest first by run "
+        "ordinal and position in the run: the pull path for what a handoff left out. "
+        "One round trip per page."
+    )
+    async def items(
+        self,
+        info: Info,
+        first: int | None = 50,
+        after: str | None = None,
+        kinds: list[RunItemKind] | None = None,
+        run_ordinals: list[int] | None = None,
+    ) -> ThreadItemConnection:
+        size = cursors.page_size(info.context.settings.max_page_size, first, 50)
+        position = cursors.item_position(after) if after else None
+        thread_id, workspace = self.node.id, info.context.workspace
+
+        async def work(tx: Tx) -> list[models.ThreadItem]:
+            return await repo.thread_items(
+                tx, workspace, thread_id, position, kinds, run_ordinals, size
+            )
+
+        found = await info.context.store.read(work)
+        edges = [
+            ThreadItemEdge(
+                cursor=cursors.item_cursor(item.runOrdinal, item.index),
+                node=from_model(ThreadItem, item),
+            )
+            for item in found[:size]
+        ]
+        return ThreadItemConnection(
+            edges=edges,
+            page_info=PageInfo(
+                has_next_page=len(found) > size, end_cursor=edges[-1].cursor if edges else None
+            ),
+        )
 
     @strawberry.field
     async def coverage(self, info: Info) -> list[ProviderThreadCoverage]:
@@ -573,6 +677,23 @@ class ContextHandoff:
     @described("The budget of the start that made it; null before budgets existed.")
     def budget(self) -> ContextBudget | None:
         return ContextBudget.of(self.node.budget)
+
+    @described(
+        "Items of the covered runs the local selection left out of the text, oldest first; "
+        "Thread.items returns them. Empty for a text another writer wrote."
+    )
+    def omitted(self) -> list[OmittedItem]:
+        return [from_model(OmittedItem, item) for item in self.node.omitted]
+
+    @described(
+        "How much of what must survive the handoff its text carries, by kind (computed "
+        "from its covered runs and its text; no model is called)."
+    )
+    async def quality(self, info: Info) -> HandoffQuality:
+        quality = self.node.quality
+        if quality is None:  # pending, or written before quality was recorded
+            quality = await loaders(info, self.as_of).handoff_quality.load(self.node)
+        return HandoffQuality.of(quality)
 
 
 @strawberry.type

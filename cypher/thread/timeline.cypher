@@ -24,7 +24,7 @@ RETURN id AS key, {
   },
   handoffs: COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(:ProviderThread)<-[:DELIVERED_TO]-(h:ContextHandoff)
-    RETURN h {.*, summaryText: '', sectionsJson: '[]', createdAt: toString(h.createdAt),
+    RETURN h {.*, summaryText: '', sectionsJson: '[]', omittedJson: '[]', qualityJson: null, createdAt: toString(h.createdAt),
               updatedAt: toString(h.updatedAt)} ORDER BY h.createdAt, h.id
   },
   transfersIn: COLLECT {

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graph.errors import ErrorCode, ThreadlineError
 from graph.models import ContextBudget, ContextUsage, ContextWindowSource
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.providers import ProviderCapabilities
@@ -68,16 +69,35 @@ def explained(budget: ContextBudget) -> str:
     )
 
 
+def too_large(budget: ContextBudget, handoffs: Sequence[PlannedHandoff]) -> ThreadlineError:
+    """CONTEXT_TOO_LARGE: what must be injected does not fit even this budget."""
+    protected = sum(handoff.summary.protectedTokens for handoff in handoffs)
+    return ThreadlineError(
+        ErrorCode.CONTEXT_TOO_LARGE,
+        f"The context to inject does not fit: its protected items take about {protected} "
+        f"tokens, and the budget is {budget.budgetTokens} (window {budget.windowTokens}, "
+        f"{budget.usedTokens} used, {budget.reserveTokens} reserved, at most "
+        f"{budget.capTokens} per handoff). Nothing was written.",
+    )
+
+
+def fits(handoffs: Sequence[PlannedHandoff], budget: ContextBudget) -> bool:
+    """Whether the protected items of a start's handoffs fit its budget together."""
+    return sum(handoff.summary.protectedTokens for handoff in handoffs) <= budget.budgetTokens
+
+
 def fitted(handoffs: Sequence[PlannedHandoff], budget: ContextBudget) -> list[PlannedHandoff]:
-    """The handoffs of one start sharing its budget, in injection order: each fills what
-    the ones before it left, and a local summary larger than that is made again to fit.
-    A text no one has written yet (a provider's, the configured summarizer's) is asked
-    to fit the same share."""
-    left = budget.budgetTokens
+    """The handoffs of one start sharing its budget: each keeps room for its protected
+    items, and what is left over goes to them in injection order, each filling what the
+    ones before it left. A local summary larger than its share is made again to fit; a
+    text no one has written yet (a provider's, the configured summarizer's) is asked to
+    fit the same share."""
+    spare = budget.budgetTokens - sum(h.summary.protectedTokens for h in handoffs)
     shared: list[PlannedHandoff] = []
     for handoff in handoffs:
-        if handoff.summary.tokenEstimate > left and handoff.material is not None:
-            handoff = handoff.model_copy(update={"summary": handoff.material.local(left)})
-        shared.append(handoff.model_copy(update={"allowedTokens": left}))
-        left = max(0, left - handoff.summary.tokenEstimate)
+        allowed = handoff.summary.protectedTokens + max(0, spare)
+        if handoff.summary.tokenEstimate > allowed and handoff.material is not None:
+            handoff = handoff.model_copy(update={"summary": handoff.material.local(allowed)})
+        shared.append(handoff.model_copy(update={"allowedTokens": allowed}))
+        spare -= handoff.summary.tokenEstimate - handoff.summary.protectedTokens
     return shared

@@ -28,6 +28,7 @@ from graph.models import (
 from graph.plan import HandoffChange, RunChange
 from resolvers import transitions
 from resolvers.draft import Draft
+from resolvers.handoffs.quality import graded
 from resolvers.handoffs.requests import SummaryRequest, SummaryResult, refusal
 from resolvers.handoffs.sources import Assignment
 from resolvers.handoffs.summarizer import token_estimate
@@ -47,7 +48,7 @@ def sourced(
     request = request.model_copy(update={"handoffId": node.id})
     hit = cached.get(request.key) if assignment.configured else None
     if hit is not None:
-        return _from_cache(node, hit, request.key), None
+        return _from_cache(node, hit, request), None
     waiting = node.model_copy(
         update={
             "status": HandoffStatus.PENDING,
@@ -56,23 +57,27 @@ def sourced(
             "sections": [],
             "tokenEstimate": 0,
             "generationMs": None,
+            "quality": None,
+            "qualityScore": None,
         }
     )
     return waiting, request
 
 
-def _from_cache(node: HandoffNode, hit: HandoffNode, key: str) -> HandoffNode:
+def _from_cache(node: HandoffNode, hit: HandoffNode, request: SummaryRequest) -> HandoffNode:
     """The configured summary of the same material, paid for once: nothing generated now."""
     return node.model_copy(
         update={
             "summarySource": SummarySource.CONFIGURED,
             "summaryText": hit.summaryText,
             "sections": hit.sections,
+            "omitted": [],
+            **graded(hit.summaryText, request.material.runs),
             "tokenEstimate": hit.tokenEstimate,
             "createdByProvider": hit.createdByProvider,
             "model": hit.model,
             "generationMs": 0.0,
-            "summaryKey": key,
+            "summaryKey": request.key,
             "cachedFromId": hit.id,
         }
     )
@@ -163,7 +168,9 @@ def fill_configured(
             id=handoff.id,
             summaryText=text,
             sections=text_sections(text),
+            omitted=[],
             tokenEstimate=token_estimate(text),
+            **graded(text, request.material.runs),
             createdByProvider=result.createdBy,
             model=result.model,
             summaryKey=result.key,
@@ -174,7 +181,9 @@ def fill_configured(
             id=handoff.id,
             summaryText=local.text,
             sections=local.sections,
+            omitted=local.omitted,
             tokenEstimate=local.tokenEstimate,
+            **graded(local.text, request.material.runs),
             fallbackReason=reason,
         )
     draft.change(content)

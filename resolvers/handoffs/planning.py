@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph.models import HandoffKind, HandoffNode, HandoffStatus, HandoffStrategy, RunDigest
 from graph.ranges import Ranges
 from resolvers.content import Clock, no_clock
+from resolvers.handoffs.quality import graded
 from resolvers.handoffs.requests import SummaryMaterial
 from resolvers.handoffs.summarizer import Summary
 from resolvers.providers import ProviderCapabilities
@@ -44,6 +45,7 @@ class PlannedHandoff(BaseModel):
         self, ident: str, thread_id: str, to_provider_thread_id: str, at: datetime
     ) -> HandoffNode:
         """The ready handoff node this plan becomes once it has an id and a target."""
+        runs = self.material.runs if self.material is not None else []
         return HandoffNode(
             id=ident,
             threadId=thread_id,
@@ -57,11 +59,13 @@ class PlannedHandoff(BaseModel):
             kind=self.kind,
             summaryText=self.summary.text,
             sections=self.summary.sections,
+            omitted=self.summary.omitted,
             tokenEstimate=self.summary.tokenEstimate,
             status=HandoffStatus.READY,
             createdAt=at,
             updatedAt=at,
             generationMs=self.generationMs,
+            **graded(self.summary.text, runs),
         )
 
 

@@ -4,6 +4,7 @@ FAILED one keeps its record."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -14,7 +15,9 @@ from graph.models import (
     HandoffNode,
     HandoffSection,
     HandoffStatus,
+    OmittedItem,
     ProviderThreadNode,
+    RunDigest,
     SummarySource,
     ThreadState,
 )
@@ -22,6 +25,7 @@ from graph.plan import HandoffChange
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs.quality import graded
 from resolvers.handoffs.summarizer import token_estimate
 from resolvers.providers import ProviderCapabilities
 
@@ -111,14 +115,19 @@ def replace(
     old: HandoffNode,
     text: str,
     sections: list[HandoffSection],
+    omitted: list[OmittedItem],
+    runs: Sequence[RunDigest],
     provenance: Provenance,
     event: type[events.HandoffReplaced],
 ) -> str:
     """Fill a pending handoff in place; supersede a ready one with a new one. The id of
-    the handoff that now holds the text."""
+    the handoff that now holds the text. `omitted`: what the local selection left out
+    (none for a text another writer wrote); `runs`: what it covers, to grade it by."""
     content = {
         "summaryText": text,
         "sections": sections,
+        "omitted": omitted,
+        **graded(text, runs),
         "tokenEstimate": token_estimate(text),
         "createdByProvider": None,
         "updatedAt": draft.at,

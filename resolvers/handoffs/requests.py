@@ -17,7 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.models import RunDigest, RunItemKind, SummarySource
-from resolvers.handoffs.summarizer import CHARS_PER_TOKEN, Summary, summarize, token_estimate
+from resolvers.handoffs.selection import CHARS_PER_TOKEN
+from resolvers.handoffs.summarizer import Summary, summarize, token_estimate
 
 # The rules of SEMANTICS "Handoff content", as a summarizer other than ours reads them.
 INCLUDE = (
@@ -67,16 +68,21 @@ class SummaryMaterial(BaseModel):
 
     def wire(self) -> dict[str, Any]:
         """The material as another summarizer receives it: JSON, runs in order, tool
-        output already superseded by a later one with the same key left out, and no ids
-        (which say nothing to a summarizer, and would make the same runs of two threads
-        two requests)."""
+            output already superseded by a later one with the same key left out, and no ids or
+        item indexes
+            (which say nothing to a summarizer, and would make the same runs of two threads
+            two requests)."""
         runs = _without_superseded_output(sorted(self.runs, key=lambda run: run.ordinal))
         return {
             "title": self.title,
             "task": self.task,
             "subagentResults": list(self.subagentResults),
             "runs": [
-                run.model_dump(mode="json", exclude_none=True, exclude={"providerThreadId"})
+                run.model_dump(
+                    mode="json",
+                    exclude_none=True,
+                    exclude={"providerThreadId": True, "items": {"__all__": {"index"}}},
+                )
                 for run in runs
             ],
         }

@@ -1,7 +1,8 @@
 """The local deterministic summarizer (SEMANTICS "Handoff content").
 
 Same runs in, byte-identical text out: no clocks, no ids, no dict-order luck.
-The text never exceeds the target's token budget; lower sections give way first.
+Each section drafts its lines and the items they show; `resolvers.handoffs.selection`
+keeps the protected ones and fills the budget with the rest, newest first.
 """
 
 from __future__ import annotations
@@ -10,9 +11,19 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from graph.models import HandoffSection, RunDigest, RunItem, RunItemKind, RunNode, RunStatus
+from graph.models import (
+    DigestItem,
+    HandoffSection,
+    OmittedItem,
+    RunDigest,
+    RunItem,
+    RunItemKind,
+    RunNode,
+    RunStatus,
+)
+from resolvers.handoffs.selection import CHARS_PER_TOKEN, Drafted, Line, select
 
 GOALS = "Goals and constraints"
 DECISIONS = "Decisions"
@@ -23,25 +34,14 @@ OPEN = "Open approvals and questions"
 CHECKPOINT = "Checkpoint"
 FAILURES = "Known failures"
 SUBAGENTS = "Subagent results"
+LATEST_REPLY = "Latest reply"
 TASK = "Task"
 TASK_LIMIT = 4000
-
-# Lower sections give way first; goals, decisions, files and failures last.
-SHORTEN_ORDER = (
-    SUBAGENTS,
-    CHECKPOINT,
-    OPEN,
-    PLAN,
-    COMMANDS,
-    FAILURES,
-    FILES,
-    DECISIONS,
-    GOALS,
-    TASK,
-)
 INPUT_LIMIT = 300
+SHORT_INPUT_LIMIT = 100  # a run's input is shortened to this before it is left out
 LINE_LIMIT = 400
-CHARS_PER_TOKEN = 4
+# Where a run's checkpoint and failure sit among its items for "newest first": after them.
+CHECKPOINT_INDEX = 1_000_000
 
 
 class Summary(BaseModel):
@@ -50,6 +50,10 @@ class Summary(BaseModel):
     text: str
     sections: list[HandoffSection]
     tokenEstimate: int
+    omitted: list[OmittedItem] = Field(default_factory=list)
+    # The shortest text it can be made: its protected lines and the closing line.
+    protectedTokens: int = 0
+    fits: bool = True  # whether that fits the budget it was made for
 
 
 def token_estimate(text: str) -> int:
@@ -64,37 +68,53 @@ def summarize(
     subagent_results: Sequence[str] = (),
     task: str | None = None,
 ) -> Summary:
-    """Summary of `runs` (history runs, any order) under `title`, within `max_tokens`.
+    """Summary of `runs` (history runs, any order) under `title`, within `max_tokens`
+    (`resolvers.handoffs.selection`: protected lines always, the rest newest first).
 
-    A `task` (a subagent's assignment) leads the text and is the last to give way.
+    A `task` (a subagent's assignment) leads the text; it and the `subagent_results`
+    delivered with it are protected, like the items of "Context that fits".
     """
     ordered = sorted(runs, key=lambda run: run.ordinal)
-    sections = [section for section in (builder(ordered) for builder in _BUILDERS) if section.lines]
+    drafted = [builder(ordered) for builder in _BUILDERS]
     if subagent_results:
-        extra = [_shorten(result, TASK_LIMIT) for result in subagent_results]
-        sections = _append_lines(sections, SUBAGENTS, extra)
+        drafted = _with_results(drafted, subagent_results)
     if task:
-        sections = [HandoffSection(title=TASK, lines=[_shorten(task, TASK_LIMIT)]), *sections]
-    if max_tokens is not None:
-        sections, title = _fit(sections, title, max_tokens * CHARS_PER_TOKEN)
-    text = render(title, sections)
-    return Summary(text=text, sections=sections, tokenEstimate=token_estimate(text))
+        drafted = [Drafted(TASK, [_given(task)]), *drafted]
+    chosen = select(title, drafted, None if max_tokens is None else max_tokens * CHARS_PER_TOKEN)
+    text = render(title, chosen.sections, chosen.tail)
+    return Summary(
+        text=text,
+        sections=chosen.sections,
+        tokenEstimate=token_estimate(text),
+        omitted=chosen.omitted,
+        protectedTokens=math.ceil(chosen.needed_chars / CHARS_PER_TOKEN),
+        fits=chosen.fits,
+    )
 
 
-def render(title: str, sections: Iterable[HandoffSection]) -> str:
+def render(title: str, sections: Iterable[HandoffSection], tail: str | None = None) -> str:
     parts = [title]
     for section in sections:
         body = "\n".join(f"- {line}" for line in section.lines)
         parts.append(f"## {section.title}\n{body}")
+    if tail is not None:
+        parts.append(tail)
     return "\n\n".join(parts) + "\n"
+
+
+def material(runs: Sequence[RunDigest]) -> list[OmittedItem]:
+    """Every item of `runs` a summary with room for all would show (run inputs as index
+    -1): what the shown and the omitted items of any summary of them add up to."""
+    ordered = sorted(runs, key=lambda run: run.ordinal)
+    refs = {ref for builder in _BUILDERS for line in builder(ordered).lines for ref in line.refs}
+    return sorted(refs, key=lambda ref: (ref.runOrdinal, ref.index))
 
 
 # ---- digests ----------------------------------------------------------------
 
-# Items a summary never shows (SEMANTICS "Never included"); a FILE_CHANGE keeps no text.
-_NEVER_SHOWN = frozenset(
-    {RunItemKind.REASONING, RunItemKind.PROTOCOL, RunItemKind.ASSISTANT_MESSAGE}
-)
+# Items no summary reads (SEMANTICS "Never included"); of a run's ASSISTANT_MESSAGEs the
+# digest keeps the last (a protected item when its run is the latest covered).
+_NEVER_READ = frozenset({RunItemKind.REASONING, RunItemKind.PROTOCOL})
 # The only attributes a section reads.
 _READ_ATTRIBUTES = frozenset(
     {"additions", "deletions", "changeKind", "outcome", "status", "result", "exitCode"}
@@ -105,54 +125,149 @@ _READ_ATTRIBUTES = frozenset(
 def digest_of(run: RunNode) -> RunDigest:
     """What summaries read of `run`, texts already shortened as every section shortens
     them (shortening twice changes nothing), so a summary built from digests is
-    byte-identical to one built from the run. The failure reason stays as given: a blank
-    one reads differently from a missing one."""
+    byte-identical to one built from the run. Each item keeps its index in the run. The
+    failure reason stays as given: a blank one reads differently from a missing one."""
+    last_reply = max(
+        (n for n, item in enumerate(run.items) if item.kind is RunItemKind.ASSISTANT_MESSAGE),
+        default=None,
+    )
     return RunDigest(
         ordinal=run.ordinal,
         status=run.status,
         input=_shorten(run.input, INPUT_LIMIT),
         failureReason=run.failureReason,
         providerThreadId=run.providerThreadId,
-        items=[_item_digest(item) for item in run.items if item.kind not in _NEVER_SHOWN],
+        items=[
+            _item_digest(item, n)
+            for n, item in enumerate(run.items)
+            if item.kind not in _NEVER_READ
+            and (item.kind is not RunItemKind.ASSISTANT_MESSAGE or n == last_reply)
+        ],
         checkpointRef=run.checkpoint.ref if run.checkpoint else None,
         diffSummary=list(run.checkpoint.diffSummary) if run.checkpoint else None,
     )
 
 
-def _item_digest(item: RunItem) -> RunItem:
+def _item_digest(item: RunItem, index: int) -> DigestItem:
     attributes = {k: v for k, v in (item.attributes or {}).items() if k in _READ_ATTRIBUTES}
     shown = "" if item.kind is RunItemKind.FILE_CHANGE else _shorten(item.text, LINE_LIMIT)
-    return item.model_copy(update={"text": shown, "attributes": attributes or None})
+    return DigestItem(
+        kind=item.kind,
+        text=shown,
+        key=item.key,
+        path=item.path,
+        attributes=attributes or None,
+        index=index,
+    )
 
 
 # ---- sections ---------------------------------------------------------------
 
+Found = tuple[RunDigest, DigestItem]
 
-def _items(runs: Sequence[RunDigest], *kinds: RunItemKind) -> list[tuple[RunDigest, RunItem]]:
+
+def _items(runs: Sequence[RunDigest], *kinds: RunItemKind) -> list[Found]:
     return [(run, item) for run in runs for item in run.items if item.kind in kinds]
 
 
-def _goals(runs: Sequence[RunDigest]) -> HandoffSection:
-    lines = [f"Run {run.ordinal} asked: {_shorten(run.input, INPUT_LIMIT)}" for run in runs]
-    for _, item in _items(runs, RunItemKind.USER_GOAL, RunItemKind.CONSTRAINT):
+def _ref(run: RunDigest, item: DigestItem, line: str) -> OmittedItem:
+    return OmittedItem(
+        runOrdinal=run.ordinal,
+        index=item.index,
+        kind=item.kind,
+        key=item.key,
+        path=item.path,
+        tokenEstimate=token_estimate(line),
+    )
+
+
+def _item_line(run: RunDigest, item: DigestItem, text: str, *, protected: bool = False) -> Line:
+    return Line(
+        text=text,
+        newest=(run.ordinal, item.index),
+        refs=(_ref(run, item, text),),
+        protected=protected,
+    )
+
+
+def _input_line(run: RunDigest, *, protected: bool) -> Line:
+    text = f"Run {run.ordinal} asked: {_shorten(run.input, INPUT_LIMIT)}"
+    short = f"Run {run.ordinal} asked: {_shorten(run.input, SHORT_INPUT_LIMIT)}"
+    ref = OmittedItem(
+        runOrdinal=run.ordinal,
+        index=-1,
+        kind=RunItemKind.USER_GOAL,
+        tokenEstimate=token_estimate(text),
+    )
+    return Line(
+        text=text,
+        newest=(run.ordinal, -1),
+        refs=(ref,),
+        protected=protected,
+        short=short if short != text else None,
+    )
+
+
+def _given(text: str) -> Line:
+    """The caller's own words (a task, a subagent's result): protected, no item."""
+    return Line(text=_shorten(text, TASK_LIMIT), newest=(0, 0), protected=True)
+
+
+def _goals(runs: Sequence[RunDigest]) -> Drafted:
+    """Run inputs (the first run's and the latest covered run's protected), then goals
+    and constraints (all protected)."""
+    latest = runs[-1].ordinal if runs else None
+    lines = [_input_line(run, protected=run.ordinal in (1, latest)) for run in runs]
+    for run, item in _items(runs, RunItemKind.USER_GOAL, RunItemKind.CONSTRAINT):
         label = "Goal" if item.kind is RunItemKind.USER_GOAL else "Constraint"
-        lines.append(f"{label}: {_shorten(item.text, LINE_LIMIT)}")
-    return HandoffSection(title=GOALS, lines=lines)
+        lines.append(
+            _item_line(run, item, f"{label}: {_shorten(item.text, LINE_LIMIT)}", protected=True)
+        )
+    return Drafted(GOALS, lines)
 
 
-def _decisions(runs: Sequence[RunDigest]) -> HandoffSection:
-    lines = [_shorten(item.text, LINE_LIMIT) for _, item in _items(runs, RunItemKind.DECISION)]
-    return HandoffSection(title=DECISIONS, lines=lines)
+def _latest_reply(runs: Sequence[RunDigest]) -> Drafted:
+    """The latest covered run's last ASSISTANT_MESSAGE (protected)."""
+    replies = _items(runs[-1:], RunItemKind.ASSISTANT_MESSAGE)
+    lines = [
+        _item_line(run, item, _shorten(item.text, LINE_LIMIT), protected=True)
+        for run, item in replies[-1:]
+    ]
+    return Drafted(LATEST_REPLY, lines)
 
 
-def _files(runs: Sequence[RunDigest]) -> HandoffSection:
+def _every(title: str, kind: RunItemKind) -> Callable[[Sequence[RunDigest]], Drafted]:
+    """A section showing every item of `kind` as written (decisions, subagent results)."""
+
+    def drafted(runs: Sequence[RunDigest]) -> Drafted:
+        found = _items(runs, kind)
+        return Drafted(
+            title, [_item_line(run, item, _shorten(item.text, LINE_LIMIT)) for run, item in found]
+        )
+
+    return drafted
+
+
+def _files(runs: Sequence[RunDigest]) -> Drafted:
+    """One line per path: stats summed over the runs (a checkpoint's win over the
+    run's FILE_CHANGE items), showing every FILE_CHANGE item of that path."""
     totals: dict[str, tuple[int, int, str]] = {}
+    shown: dict[str, list[Found]] = {}
+    newest: dict[str, tuple[int, int]] = {}
     for run in runs:
         for path, additions, deletions, kind in _run_file_stats(run):
             old_add, old_del, _ = totals.get(path, (0, 0, kind))
             totals[path] = (old_add + additions, old_del + deletions, kind)
-    lines = [f"{path} ({kind}, +{add}/-{dele})" for path, (add, dele, kind) in totals.items()]
-    return HandoffSection(title=FILES, lines=lines)
+            newest[path] = (run.ordinal, CHECKPOINT_INDEX)
+        for item in run.items:
+            if item.kind is RunItemKind.FILE_CHANGE and item.path:
+                shown.setdefault(item.path, []).append((run, item))
+    lines = []
+    for path, (add, dele, kind) in totals.items():
+        text = f"{path} ({kind}, +{add}/-{dele})"
+        refs = tuple(_ref(run, item, text) for run, item in shown.get(path, []))
+        lines.append(Line(text=text, newest=newest[path], refs=refs))
+    return Drafted(FILES, lines)
 
 
 def _run_file_stats(run: RunDigest) -> list[tuple[str, int, int, str]]:
@@ -172,183 +287,120 @@ def _run_file_stats(run: RunDigest) -> list[tuple[str, int, int, str]]:
     return list(stats.values())
 
 
-def _commands(runs: Sequence[RunDigest]) -> HandoffSection:
-    lines: list[str] = []
-    for _, item in _items(runs, RunItemKind.COMMAND, RunItemKind.TEST):
+def _commands(runs: Sequence[RunDigest]) -> Drafted:
+    lines: list[Line] = []
+    for run, item in _items(runs, RunItemKind.COMMAND, RunItemKind.TEST):
         outcome = _outcome(item.attributes or {})
         label = "Test" if item.kind is RunItemKind.TEST else "Command"
         suffix = f" -> {outcome}" if outcome else ""
-        lines.append(f"{label}: {_shorten(item.text, LINE_LIMIT)}{suffix}")
-    outputs = _latest_by_key(_items(runs, RunItemKind.TOOL_OUTPUT))
-    lines.extend(f"Output: {_shorten(item.text, LINE_LIMIT)}" for item in outputs)
-    return HandoffSection(title=COMMANDS, lines=lines)
+        lines.append(_item_line(run, item, f"{label}: {_shorten(item.text, LINE_LIMIT)}{suffix}"))
+    for run, item in _latest_by_key(_items(runs, RunItemKind.TOOL_OUTPUT)):
+        lines.append(_item_line(run, item, f"Output: {_shorten(item.text, LINE_LIMIT)}"))
+    return Drafted(COMMANDS, lines)
 
 
-def _plan(runs: Sequence[RunDigest]) -> HandoffSection:
-    lines: list[str] = []
-    plans = _items(runs, RunItemKind.PLAN)
-    if plans:
-        lines.append(f"Plan: {_shorten(plans[-1][1].text, LINE_LIMIT)}")
-    for item in _latest_by_key(_items(runs, RunItemKind.TODO)):
+def _plan(runs: Sequence[RunDigest]) -> Drafted:
+    lines: list[Line] = []
+    for run, item in _items(runs, RunItemKind.PLAN)[-1:]:
+        lines.append(_item_line(run, item, f"Plan: {_shorten(item.text, LINE_LIMIT)}"))
+    for run, item in _latest_by_key(_items(runs, RunItemKind.TODO)):
         attrs = item.attributes or {}
         done = attrs.get("done") is True or str(attrs.get("status", "")).lower() in {
             "done",
             "completed",
         }
-        lines.append(f"[{'x' if done else ' '}] {_shorten(item.text, LINE_LIMIT)}")
-    return HandoffSection(title=PLAN, lines=lines)
+        mark = "x" if done else " "
+        lines.append(_item_line(run, item, f"[{mark}] {_shorten(item.text, LINE_LIMIT)}"))
+    return Drafted(PLAN, lines)
 
 
-def _open_questions(runs: Sequence[RunDigest]) -> HandoffSection:
+def open_requests(runs: Sequence[RunDigest]) -> list[Found]:
+    """Approvals and questions still open: the latest state of each key, not resolved."""
+    asked = _latest_by_key(_items(runs, RunItemKind.APPROVAL, RunItemKind.QUESTION))
+    return [(run, item) for run, item in asked if not _resolved(item)]
+
+
+def _open_questions(runs: Sequence[RunDigest]) -> Drafted:
     lines = [
-        f"{'Approval' if item.kind is RunItemKind.APPROVAL else 'Question'}: "
-        f"{_shorten(item.text, LINE_LIMIT)}"
-        for item in _latest_by_key(_items(runs, RunItemKind.APPROVAL, RunItemKind.QUESTION))
-        if not _resolved(item)
+        _item_line(
+            run,
+            item,
+            f"{'Approval' if item.kind is RunItemKind.APPROVAL else 'Question'}: "
+            f"{_shorten(item.text, LINE_LIMIT)}",
+            protected=True,
+        )
+        for run, item in open_requests(runs)
     ]
-    return HandoffSection(title=OPEN, lines=lines)
+    return Drafted(OPEN, lines)
 
 
-def _checkpoint(runs: Sequence[RunDigest]) -> HandoffSection:
+def _checkpoint(runs: Sequence[RunDigest]) -> Drafted:
     latest = next((run for run in reversed(runs) if run.diffSummary is not None), None)
     if latest is None or latest.diffSummary is None:
-        return HandoffSection(title=CHECKPOINT, lines=[])
-    lines = [f"Checkpoint {latest.checkpointRef or '(no ref)'} after run {latest.ordinal}"]
-    lines.extend(
+        return Drafted(CHECKPOINT, [])
+    at = (latest.ordinal, CHECKPOINT_INDEX)
+    texts = [f"Checkpoint {latest.checkpointRef or '(no ref)'} after run {latest.ordinal}"]
+    texts.extend(
         f"{stat.path} ({stat.changeKind}, +{stat.additions}/-{stat.deletions})"
         for stat in latest.diffSummary
     )
-    return HandoffSection(title=CHECKPOINT, lines=lines)
+    return Drafted(CHECKPOINT, [Line(text=text, newest=at) for text in texts])
 
 
-def _failures(runs: Sequence[RunDigest]) -> HandoffSection:
+def unresolved_failures(runs: Sequence[RunDigest]) -> list[Found]:
+    """FAILURE items not resolved later: the latest state of each key."""
+    found = _latest_by_key(_items(runs, RunItemKind.FAILURE))
+    return [(run, item) for run, item in found if not _resolved(item)]
+
+
+def _failures(runs: Sequence[RunDigest]) -> Drafted:
     lines = [
-        f"Run {run.ordinal} failed: {_shorten(run.failureReason or 'no reason given', LINE_LIMIT)}"
+        Line(
+            text=f"Run {run.ordinal} failed: "
+            f"{_shorten(run.failureReason or 'no reason given', LINE_LIMIT)}",
+            newest=(run.ordinal, CHECKPOINT_INDEX),
+        )
         for run in runs
         if run.status is RunStatus.FAILED
     ]
     lines.extend(
-        _shorten(item.text, LINE_LIMIT)
-        for item in _latest_by_key(_items(runs, RunItemKind.FAILURE))
-        if not _resolved(item)
+        _item_line(run, item, _shorten(item.text, LINE_LIMIT))
+        for run, item in unresolved_failures(runs)
     )
-    return HandoffSection(title=FAILURES, lines=lines)
+    return Drafted(FAILURES, lines)
 
 
-def _subagents(runs: Sequence[RunDigest]) -> HandoffSection:
-    lines = [
-        _shorten(item.text, LINE_LIMIT) for _, item in _items(runs, RunItemKind.SUBAGENT_RESULT)
-    ]
-    return HandoffSection(title=SUBAGENTS, lines=lines)
-
-
-_BUILDERS: tuple[Callable[[Sequence[RunDigest]], HandoffSection], ...] = (
+_BUILDERS: tuple[Callable[[Sequence[RunDigest]], Drafted], ...] = (
     _goals,
-    _decisions,
+    _latest_reply,
+    _every(DECISIONS, RunItemKind.DECISION),
     _files,
     _commands,
     _plan,
     _open_questions,
     _checkpoint,
     _failures,
-    _subagents,
+    _every(SUBAGENTS, RunItemKind.SUBAGENT_RESULT),
 )
 
 
-# ---- budget -----------------------------------------------------------------
-
-
-def _fit(
-    sections: list[HandoffSection], title: str, max_chars: int
-) -> tuple[list[HandoffSection], str]:
-    """Drop trailing lines, lowest-priority section first, until the text fits.
-
-    The rendered length is kept as a running sum (see `_Budget`), so fitting costs one
-    pass over the lines however many have to go: a 1,000-run summary fits in milliseconds.
-    """
-    budget = _Budget(title, sections)
-    for name in SHORTEN_ORDER:
-        if name not in budget.lines:
-            continue
-        while budget.lines[name] and budget.length() > max_chars:
-            budget.drop_last(name)
-        if not budget.lines[name]:
-            budget.omitted[name] = 0  # nothing left to point at: drop the section
-        if budget.length() <= max_chars:
-            return budget.sections(), title
-    # Not even the title fits: cut it, keeping the trailing newline.
-    return [], title[: max(0, max_chars - 1)]
-
-
-class _Budget:
-    """Sections being shortened, with the length `render` would give them, kept current.
-
-    render(title, sections) is title, then per section "\n\n## {name}\n" and its lines
-    as "- {line}" joined by "\n", then a final "\n"; a shortened section ends with a
-    "(N more not shown)" line.
-    """
-
-    def __init__(self, title: str, sections: list[HandoffSection]) -> None:
-        self.title = title
-        self.lines = {section.title: list(section.lines) for section in sections}
-        self.chars = {name: sum(len(line) for line in lines) for name, lines in self.lines.items()}
-        self.omitted = dict.fromkeys(self.lines, 0)
-
-    def drop_last(self, name: str) -> None:
-        self.chars[name] -= len(self.lines[name].pop())
-        self.omitted[name] += 1
-
-    def length(self) -> int:
-        return len(self.title) + 1 + sum(self._section_length(name) for name in self.lines)
-
-    def _section_length(self, name: str) -> int:
-        count, chars = len(self.lines[name]), self.chars[name]
-        if not count:
-            return 0
-        if self.omitted[name]:
-            count, chars = count + 1, chars + len(_omitted_marker(self.omitted[name]))
-        body = chars + 2 * count + (count - 1)
-        return 2 + 3 + len(name) + 1 + body
-
-    def sections(self) -> list[HandoffSection]:
-        return [
-            _with_omitted(name, self.lines[name], self.omitted[name])
-            for name in self.lines
-            if self.lines[name] or self.omitted[name]
-        ]
-
-
-def _with_omitted(title: str, lines: list[str], omitted: int) -> HandoffSection:
-    marker = [_omitted_marker(omitted)] if omitted and lines else []
-    return HandoffSection(title=title, lines=[*lines, *marker])
-
-
-def _omitted_marker(omitted: int) -> str:
-    return f"({omitted} more not shown)"
+def _with_results(drafted: list[Drafted], results: Sequence[str]) -> list[Drafted]:
+    given = [_given(result) for result in results]
+    return [Drafted(d.title, [*d.lines, *given]) if d.title == SUBAGENTS else d for d in drafted]
 
 
 # ---- helpers ----------------------------------------------------------------
 
 
-def _append_lines(
-    sections: list[HandoffSection], title: str, extra: list[str]
-) -> list[HandoffSection]:
-    for index, section in enumerate(sections):
-        if section.title == title:
-            sections[index] = HandoffSection(title=title, lines=[*section.lines, *extra])
-            return sections
-    return [*sections, HandoffSection(title=title, lines=extra)]
-
-
-def _latest_by_key(pairs: Sequence[tuple[RunDigest, RunItem]]) -> list[RunItem]:
+def _latest_by_key(pairs: Sequence[Found]) -> list[Found]:
     """Items in first-seen order; a later item with the same key replaces an earlier one."""
-    keyed: dict[str, RunItem] = {}
+    keyed: dict[str, Found] = {}
     order: list[str] = []
     for index, (run, item) in enumerate(pairs):
         slot = item.key if item.key is not None else f"#{run.ordinal}:{index}"
         if slot not in keyed:
             order.append(slot)
-        keyed[slot] = item
+        keyed[slot] = (run, item)
     return [keyed[slot] for slot in order]
 
 

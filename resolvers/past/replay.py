@@ -52,6 +52,7 @@ class Explained:
     stalenessSignals: list[StalenessSignal]
     explanation: list[str]
     budget: ContextBudget | None = None
+    omittedCount: int = 0  # items of the covered runs its handoffs' texts leave out
     recordedRun: RunNode | None = None
     differsFromRecord: bool = False
 
@@ -92,6 +93,7 @@ def explained(
         stalenessSignals=decision.stalenessSignals,
         explanation=decision.explanation,
         budget=decision.budget,
+        omittedCount=sum(len(h.summary.omitted) for h in decision.handoffs),
     )
     if record is None:
         return replay
@@ -105,6 +107,7 @@ def explained(
         stalenessSignals=replay.stalenessSignals,
         explanation=replay.explanation,
         budget=replay.budget,
+        omittedCount=replay.omittedCount,
         recordedRun=record.run,
     )
     if _decided(kept) == _decided(replay):

@@ -30,7 +30,7 @@ from graph.models import (
 )
 from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
-from resolvers.handoffs.budget import ContextPolicy, context_budget, fitted
+from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted, too_large
 from resolvers.handoffs.budget import explained as explained_budget
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, span
 from resolvers.lineage import points
@@ -145,11 +145,14 @@ def _within_budget(
 ) -> StartDecision:
     """The decision with its budget, its handoffs sharing it (`resolvers.handoffs.budget`)."""
     budget = _budget_of(decision.provider, decision.providerThread, request, context)
+    if not fits(decision.handoffs, budget):
+        raise too_large(budget, decision.handoffs)
+    handoffs = fitted(decision.handoffs, budget)
     explanation = [*decision.explanation, explained_budget(budget)] if decision.handoffs else []
     return decision.model_copy(
         update={
             "budget": budget,
-            "handoffs": fitted(decision.handoffs, budget),
+            "handoffs": handoffs,
             "explanation": explanation or decision.explanation,
         }
     )

@@ -53,8 +53,8 @@ def signals(
     content: Content,
 ) -> list[StalenessSignal]:
     """Every staleness signal that holds for `pt`, in the contract's order. `room`: the
-    budget of a start into it (EXCEEDS_CONTEXT_POLICY when the uncompressed summary of
-    what it missed is larger)."""
+    budget of a start into it (EXCEEDS_CONTEXT_POLICY when the protected items of what it
+    missed do not fit)."""
     found: list[StalenessSignal] = []
     cov = coverage(pt, state.history, state.handoffs)
     # Every history run after the provider thread's last native run ran elsewhere.
@@ -72,7 +72,7 @@ def signals(
     if state.thread.cleanContextRequested:
         found.append(StalenessSignal.CLEAN_CONTEXT_REQUESTED)
     if cov.missing:
-        delta = summarize(content.runs(state.thread.id, cov.missing), title="")
-        if delta.tokenEstimate > room:
+        delta = summarize(content.runs(state.thread.id, cov.missing), title="", max_tokens=room)
+        if not delta.fits:
             found.append(StalenessSignal.EXCEEDS_CONTEXT_POLICY)
     return found

@@ -181,7 +181,8 @@ async def test_clicking_a_handoff_shows_its_text_and_provenance(tab: Tab, demo: 
     truth = (
         await demo.gql(
             """query($id: ID!) { handoff(id: $id) { summaryText status summarySource
-              sourceThread { id } toProviderThread { id } } }""",
+              sourceThread { id } toProviderThread { id } budget { budgetTokens }
+              omitted { index } quality { score } } }""",
             id=handoff_id,
         )
     )["handoff"]
@@ -194,6 +195,9 @@ async def test_clicking_a_handoff_shows_its_text_and_provenance(tab: Tab, demo: 
     assert truth["toProviderThread"]["id"] in details
     assert truth["status"] in details
     assert f"summarySource{truth['summarySource']}" in details  # who wrote the summary
+    assert f"Items left out{len(truth['omitted'])}" in details
+    assert f"Quality score{truth['quality']['score']:.2f}" in details
+    assert f"Budget{truth['budget']['budgetTokens']} (" in details
     await tab.page.click("#fit")
     await tab.screenshot("lineage-handoff")  # the README's docs/lineage.png
     stays_home(tab, demo.base)

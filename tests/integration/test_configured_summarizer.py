@@ -403,5 +403,21 @@ async def test_summary_sources_compares_the_sources(
     }
     assert got == expected
     assert set(got) == {"LOCAL", "LEAVING_PROVIDER", "ENTERING_PROVIDER", "CONFIGURED"}
+    # Quality by source: the analysis query agrees with what each handoff answers.
+    scores: dict[str, list[float]] = {}
+    for h in seen:
+        if h["status"] == "READY":
+            name = h["summarySource"] + (" (local fallback)" if h["fallbackReason"] else "")
+            scores.setdefault(name, []).append(h["quality"]["score"])
+    query = analysis.get("handoff_quality")
+    rows = graph.run(query.text, query.parameters({}, "default")).records()
+    assert {
+        row["source"]: (row["handoffs"], row["graded"], row["meanScore"], row["minScore"])
+        for row in rows
+    } == {
+        name: (len(found), len(found), round(sum(found) / len(found), 3), round(min(found), 3))
+        for name, found in scores.items()
+    }
+    assert scores["LEAVING_PROVIDER"] != [1.0]  # "codex's summary" carries none of the runs
     assert got["CONFIGURED"]["fallbackRate"] == 0.5
     assert got["LEAVING_PROVIDER"]["failed"] == got["LEAVING_PROVIDER"]["pending"] == 1

@@ -27,7 +27,7 @@ async def test_providers_file_adds_a_small_budget_provider(
     file = tmp_path / "providers.toml"
     file.write_text(
         "[providers.gemini]\nsupports_resume = true\naccepts_handoff = true\n"
-        'injection_mode = "PREAMBLE"\nmax_handoff_tokens = 40\n'
+        'injection_mode = "PREAMBLE"\nmax_handoff_tokens = 60\n'
     )
     async with make_app_client(clean_store, Settings(providers_file=file)) as http:
         gql = GraphQLClient(http)
@@ -35,8 +35,10 @@ async def test_providers_file_adds_a_small_budget_provider(
         assert kinds == ["claude", "codex", "gemini"]
         thread = await new_thread(gql)
         for n in range(3):
-            await run_once(gql, thread, "codex", f"a long request number {n} " + "z" * 200)
+            decision = {"kind": "DECISION", "text": f"a long decision number {n} " + "z" * 200}
+            await run_once(gql, thread, "codex", f"request {n}", items=[decision])
         switched = await start(gql, thread, "gemini")
         assert switched["injectionMode"] == "PREAMBLE"
-        assert switched["handoffs"][0]["tokenEstimate"] <= 40
-        assert len(switched["contextText"]) <= 160
+        assert switched["handoffs"][0]["tokenEstimate"] <= 60
+        assert len(switched["contextText"]) <= 240
+        assert "request 0" in switched["contextText"] and "request 2" in switched["contextText"]

@@ -21,7 +21,9 @@ def connect_test_store(neo4j_uri: str) -> Store:
         os.environ.get("THREADLINE_TEST_NEO4J_USER", "neo4j"),
         os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD"),
     )
-    return Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=5.0)
+    # A loaded box can hold one transaction for seconds; the bound itself is tested with
+    # stores of its own (test_store_bounds, test_commit_lost), not by every test.
+    return Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=30.0)
 
 
 async def wipe(store: Store) -> None:

@@ -12,7 +12,7 @@ HANDOFF_FIELDS = """
 fragment H on ContextHandoff {
   id status summaryText tokenEstimate summarySource createdByProvider model generationMs
   fallbackReason failureReason cachedFrom { id } supersededBy { id }
-  coveredRunOrdinals { from to }
+  coveredRunOrdinals { from to } quality { score }
 }
 """
 

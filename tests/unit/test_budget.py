@@ -7,8 +7,19 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.models import ContextUsage, ContextWindowSource
-from resolvers.handoffs.budget import ContextPolicy, context_budget
+from graph.models import (
+    ContextUsage,
+    ContextWindowSource,
+    RunItem,
+    RunItemKind,
+    RunNode,
+    RunStatus,
+)
+from graph.models import HandoffKind as Kind
+from graph.models import HandoffStrategy as Strategy
+from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted
+from resolvers.handoffs.planning import plan_handoff
+from resolvers.handoffs.summarizer import digest_of
 from resolvers.providers import registry_from_toml
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -17,6 +28,7 @@ PROVIDERS = registry_from_toml(
     "[providers.gemini]\naccepts_handoff = true\n"
 )
 POLICY = ContextPolicy()
+FULL, PORTABLE = Strategy.FULL_THREAD_SUMMARY, Kind.PORTABLE_CONTEXT
 
 
 def test_the_window_comes_from_the_report_else_the_model_else_the_provider() -> None:
@@ -60,3 +72,46 @@ def test_the_budget_is_the_room_left_at_most_the_cap_never_negative(
     assert 0 <= found.budgetTokens <= cap
     room = window - used - found.reserveTokens
     assert found.budgetTokens == (min(cap, room) if room > 0 else 0)
+
+
+def test_handoffs_of_one_start_keep_room_for_each_ones_protected_items() -> None:
+    """A large first handoff cannot starve the second: each keeps its protected items,
+    and both together stay within the start's budget."""
+    big = [
+        RunNode(
+            id=f"r{n}",
+            threadId="src",
+            ordinal=n,
+            provider="codex",
+            status=RunStatus.COMPLETED,
+            input=f"step {n} " + "z" * 200,
+            startedAt=AT,
+            items=[RunItem(kind=RunItemKind.DECISION, text=f"decision {n} " + "y" * 300)],
+        )
+        for n in range(1, 60)
+    ]
+    small = [
+        big[0].model_copy(
+            update={
+                "threadId": "other",
+                "items": [
+                    RunItem(
+                        kind=RunItemKind.CONSTRAINT, text="Keep the second handoff's constraint"
+                    )
+                ],
+            }
+        )
+    ]
+    codex = PROVIDERS.get("codex")
+    first = plan_handoff("src", [digest_of(r) for r in big], codex, FULL, PORTABLE)
+    second = plan_handoff("other", [digest_of(r) for r in small], codex, FULL, PORTABLE)
+    budget = context_budget(codex, None, None, 0, POLICY).model_copy(
+        update={"budgetTokens": first.summary.protectedTokens + 400}
+    )
+    assert fits([first, second], budget)
+    one, two = fitted([first, second], budget)
+    assert one.summary.tokenEstimate + two.summary.tokenEstimate <= budget.budgetTokens
+    assert "Keep the second handoff's constraint" in two.summary.text
+    assert one.summary.omitted and not fits(
+        [first, second], budget.model_copy(update={"budgetTokens": first.summary.protectedTokens})
+    )

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import (
+    ContextUsage,
     HistoryMode,
     ProviderThreadStatus,
     RunItem,
@@ -109,14 +110,28 @@ def test_clean_context_requested() -> None:
 
 
 def test_exceeds_context_policy() -> None:
-    toml = "[providers.tiny]\nmax_handoff_tokens = 60\n"
-    sc = Scenario(registry=registry_from_toml(toml))
-    sc.run("tiny")
-    sc.run("codex", RunItem(kind=RunItemKind.DECISION, text="d" * 400))
-    decision = sc.decide("tiny")
+    """A native thread too full for what it missed moves to a new one, budgeted as new."""
+    sc = Scenario()
+    sc.run("codex")
+    sc.run("claude", RunItem(kind=RunItemKind.CONSTRAINT, text="keep " * 60))
+    codex = next(pt for pt in sc.provider_threads.values() if pt.provider == "codex")
+    usage = ContextUsage(contextTokens=272_000 - 68_000 - 20, reportedAt=codex.createdAt)
+    sc.provider_threads[codex.id] = codex.model_copy(update={"contextUsage": usage})
+    decision = sc.decide("codex")
     assert Sig.EXCEEDS_CONTEXT_POLICY in decision.stalenessSignals
     assert decision.strategy is S.FULL_HANDOFF_NEW_THREAD
-    assert decision.handoffs[0].summary.tokenEstimate <= 60
+    assert decision.budget is not None and decision.budget.usedTokens == 0
+    assert "keep keep" in decision.handoffs[0].summary.text
+
+
+def test_context_too_large_when_protected_items_fit_no_thread() -> None:
+    toml = "[providers.tiny]\nmax_handoff_tokens = 60\n"
+    sc = Scenario(registry=registry_from_toml(toml))
+    sc.run("codex", RunItem(kind=RunItemKind.CONSTRAINT, text="c" * 400))
+    with pytest.raises(ThreadlineError) as refused:
+        sc.decide("tiny")
+    assert refused.value.code is ErrorCode.CONTEXT_TOO_LARGE
+    assert "budget is 60" in refused.value.message
 
 
 def test_resume_failed_and_divergent_are_reported() -> None:

@@ -44,6 +44,8 @@ def test_a_pending_handoff_holds_its_run_until_it_is_filled() -> None:
             waiting,
             "by codex",
             handoff_plans.submitted_sections("by codex"),
+            [],
+            [],
             handoff_plans.submitted(waiting, target, "codex", draft.at),
             events.HandoffSubmitted,
         )

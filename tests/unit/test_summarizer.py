@@ -11,20 +11,18 @@ from hypothesis import strategies as st
 from graph.models import (
     CheckpointNode,
     FileDiffStat,
-    HandoffSection,
     RunItem,
     RunItemKind,
     RunNode,
     RunStatus,
 )
 from resolvers.handoffs import summarizer
+from resolvers.handoffs.selection import left_out_line
 from resolvers.handoffs.summarizer import (
-    SHORTEN_ORDER,
     Summary,
-    _fit,
     _shorten,
     digest_of,
-    render,
+    material,
     token_estimate,
 )
 
@@ -156,20 +154,55 @@ def test_long_user_messages_are_shortened() -> None:
     assert len(text) < 600
 
 
-def test_budget_shortens_lower_sections_first() -> None:
+def test_budget_keeps_protected_items_and_fills_newest_first() -> None:
     runs = [
         run(
             n,
             item(RunItemKind.DECISION, f"decision {n}"),
             *[item(RunItemKind.COMMAND, f"command {n}.{k} " + "y" * 50) for k in range(20)],
+            *([item(RunItemKind.CONSTRAINT, "keep the API")] if n == 2 else []),
         )
         for n in range(1, 6)
     ]
     full = summarize(runs, title="# H")
     small = summarize(runs, title="# H", max_tokens=full.tokenEstimate // 3)
-    assert small.tokenEstimate <= full.tokenEstimate // 3
-    assert "decision 5" in small.text  # decisions kept, commands gave way
-    assert "more not shown" in small.text
+    assert small.fits and small.tokenEstimate <= full.tokenEstimate // 3
+    assert "Constraint: keep the API" in small.text  # protected
+    assert "Run 1 asked" in small.text and "Run 5 asked" in small.text  # protected inputs
+    assert "command 5.19" in small.text and "command 1.0" not in small.text  # newest first
+    assert small.text.endswith(left_out_line(len(small.omitted)) + "\n")
+    assert {(o.runOrdinal, o.kind) for o in small.omitted} >= {(1, RunItemKind.COMMAND)}
+
+
+def test_left_out_inputs_are_listed_with_index_minus_one() -> None:
+    runs = [run(n, text=f"please do step {n} " + "z" * 250) for n in range(1, 30)]
+    small = summarize(runs, title="# H", max_tokens=300)
+    dropped = [o for o in small.omitted if o.index == -1]
+    assert dropped and all(o.kind is RunItemKind.USER_GOAL for o in dropped)
+    shown = {n for n in range(1, 30) if f"Run {n} asked" in small.text}
+    assert shown | {o.runOrdinal for o in dropped} == set(range(1, 30))
+
+
+def test_the_latest_reply_is_kept_and_earlier_ones_are_not_material() -> None:
+    runs = [
+        run(1, item(RunItemKind.ASSISTANT_MESSAGE, "first answer")),
+        run(
+            2,
+            item(RunItemKind.ASSISTANT_MESSAGE, "draft answer"),
+            item(RunItemKind.ASSISTANT_MESSAGE, "final answer"),
+        ),
+    ]
+    text = summarize(runs, title="# H", max_tokens=30).text
+    assert "final answer" in text and "draft answer" not in text and "first answer" not in text
+    kinds = [ref.kind for ref in material([digest_of(r) for r in runs])]
+    assert kinds.count(RunItemKind.ASSISTANT_MESSAGE) == 1
+
+
+def test_protected_items_that_do_not_fit_say_so() -> None:
+    runs = [run(1, item(RunItemKind.CONSTRAINT, "c" * 400))]
+    summary = summarize(runs, title="# H", max_tokens=20)
+    assert not summary.fits and summary.protectedTokens > 20
+    assert "c" * 100 in summary.text  # still carried: the caller decides what to do
 
 
 def test_same_input_same_bytes() -> None:
@@ -194,61 +227,33 @@ items = st.builds(
 )
 
 
+def shown_refs(summary: Summary, runs: list[RunNode]) -> set[tuple[int, int]]:
+    everything = {(ref.runOrdinal, ref.index) for ref in material([digest_of(r) for r in runs])}
+    return everything - {(ref.runOrdinal, ref.index) for ref in summary.omitted}
+
+
 @given(
     st.lists(st.lists(items, max_size=8), min_size=1, max_size=6),
-    st.integers(min_value=1, max_value=400),
+    st.integers(min_value=1, max_value=2000),
 )
-def test_summary_never_exceeds_budget(run_items: list[list[RunItem]], budget: int) -> None:
+def test_selection_keeps_its_promises(run_items: list[list[RunItem]], budget: int) -> None:
+    """Whatever the budget: within it when the protected lines fit; protected items always
+    in the text; omitted and shown split the material exactly."""
     runs = [run(n + 1, *its) for n, its in enumerate(run_items)]
-    summary = summarize(runs, title="# Context handoff: runs", max_tokens=budget)
-    assert summary.tokenEstimate <= budget
+    digests = [digest_of(r) for r in runs]
+    summary = summarize(runs, title="# Context handoff", max_tokens=budget)
     assert summary.tokenEstimate == token_estimate(summary.text)
-
-
-def fit_by_rendering(
-    sections: list[HandoffSection], title: str, max_chars: int
-) -> tuple[list[HandoffSection], str]:
-    """The fitting rule stated plainly (re-render after every dropped line): the spec the
-    fast `_fit` must match byte for byte."""
-    lines = {section.title: list(section.lines) for section in sections}
-    omitted = dict.fromkeys(lines, 0)
-
-    def current() -> list[HandoffSection]:
-        shown = [t for t in lines if lines[t] or omitted[t]]
-        return [
-            HandoffSection(
-                title=t,
-                lines=[*lines[t], f"({omitted[t]} more not shown)"] if omitted[t] else lines[t],
-            )
-            for t in shown
-        ]
-
-    for name in SHORTEN_ORDER:
-        if name not in lines:
-            continue
-        while lines[name] and len(render(title, current())) > max_chars:
-            lines[name].pop()
-            omitted[name] += 1
-        if not lines[name]:
-            omitted[name] = 0
-        if len(render(title, current())) <= max_chars:
-            return current(), title
-    return [], title[: max(0, max_chars - 1)]
-
-
-section_lists = st.lists(
-    st.builds(
-        HandoffSection,
-        title=st.sampled_from(SHORTEN_ORDER),
-        lines=st.lists(st.text(max_size=40), min_size=1, max_size=8),
-    ),
-    max_size=len(SHORTEN_ORDER),
-    unique_by=lambda section: section.title,
-)
-
-
-@given(section_lists, st.text(max_size=20), st.integers(min_value=0, max_value=800))
-def test_fitting_keeps_the_rule_it_states(
-    sections: list[HandoffSection], title: str, max_chars: int
-) -> None:
-    assert _fit(sections, title, max_chars) == fit_by_rendering(sections, title, max_chars)
+    if summary.fits:
+        assert summary.tokenEstimate <= budget
+    omitted = [(ref.runOrdinal, ref.index) for ref in summary.omitted]
+    assert len(omitted) == len(set(omitted))
+    every = [(ref.runOrdinal, ref.index) for ref in material(digests)]
+    assert set(omitted) <= set(every) and len(every) == len(set(every))
+    latest = runs[-1].ordinal
+    for digest in digests:
+        for it in digest.items:
+            if it.kind in (RunItemKind.USER_GOAL, RunItemKind.CONSTRAINT):
+                assert (digest.ordinal, it.index) not in omitted
+    assert (1, -1) not in omitted and (latest, -1) not in omitted
+    full = summarize(runs, title="# Context handoff")
+    assert full.omitted == [] and shown_refs(full, runs) == set(every)

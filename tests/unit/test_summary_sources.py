@@ -7,6 +7,7 @@ import pytest
 from api.commands.summarizer_client import chat_completions_url
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import (
+    DigestItem,
     HandoffKind,
     HandoffStrategy,
     RunDigest,
@@ -111,7 +112,7 @@ def digest(ordinal: int, *items: RunItem, pt: str = "pth_a") -> RunDigest:
         status=RunStatus.COMPLETED,
         input=f"run {ordinal}",
         providerThreadId=pt,
-        items=list(items),
+        items=[DigestItem(**item.model_dump(), index=n) for n, item in enumerate(items)],
     )
 
 

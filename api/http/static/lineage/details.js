@@ -98,10 +98,23 @@ export function handoffDetails({ handoff }) {
       [t("transfer"), handoff.transfer && `${handoff.transfer.type} ${handoff.transfer.status}`],
       [t("supersededBy"), handoff.supersededBy && `${handoff.supersededBy.id} ${handoff.supersededBy.status}`],
     ]),
+    h("h3", {}, t("context")),
+    pairs([
+      [t("budget"), budgetLine(handoff.budget)],
+      [t("omitted"), handoff.omitted.length],
+      [t("quality"), handoff.quality.score.toFixed(2)],
+      ...handoff.quality.facets.map((f) => [
+        f.kind,
+        `${f.kept}/${f.total}` + (f.missing.length ? ` · ${t("missing")}: ${f.missing.join(", ")}` : ""),
+      ]),
+    ]),
     h("h3", {}, t("summary")),
     h("pre", { class: "summary" }, handoff.summaryText),
   ];
 }
+
+const budgetLine = (b) =>
+  b && `${b.budgetTokens} (${b.windowTokens} ${b.windowSource} − ${b.usedTokens} − ${b.reserveTokens})`;
 
 export function providerThreadDetails({ providerThread: pt }) {
   const cov = pt.coverage;

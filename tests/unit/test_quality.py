@@ -1,0 +1,109 @@
+"""Handoff quality: what must survive, found in a text by key, path or distinctive words."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graph.models import RunItem, RunItemKind, RunNode
+from resolvers.handoffs.quality import assess, distinctive_words
+from resolvers.handoffs.summarizer import digest_of, summarize
+
+pytestmark = pytest.mark.unit
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def item(kind: RunItemKind, text: str = "", **extra: Any) -> RunItem:
+    return RunItem(kind=kind, text=text, **extra)
+
+
+def run(ordinal: int, *items: RunItem, text: str | None = None) -> RunNode:
+    return RunNode(
+        id=f"r{ordinal}",
+        threadId="t",
+        ordinal=ordinal,
+        provider="codex",
+        status="COMPLETED",
+        input=text or f"Refactor the billing module, part {ordinal}",
+        startedAt=T0,
+        items=list(items),
+    )
+
+
+RUNS = [
+    run(
+        1,
+        item(RunItemKind.CONSTRAINT, "Never touch the public GraphQL schema"),
+        item(RunItemKind.DECISION, "Use Neo4j transactions for every invoice write"),
+        item(RunItemKind.FILE_CHANGE, "@@ diff", path="billing/invoice.py"),
+        item(RunItemKind.QUESTION, "Should refunds keep their original currency?", key="q-cur"),
+    ),
+    run(
+        2,
+        item(RunItemKind.FILE_CHANGE, "@@ diff", path="billing/refund.py"),
+        item(RunItemKind.FAILURE, "pytest billing failed on rounding", key="rounding"),
+        item(RunItemKind.APPROVAL, "May I drop the legacy table?", key="drop", attributes={}),
+    ),
+]
+
+
+def test_a_local_summary_with_room_for_everything_scores_one() -> None:
+    digests = [digest_of(r) for r in RUNS]
+    quality = assess(summarize(digests, title="# H").text, digests)
+    assert quality.score == 1.0
+    assert {f.kind: (f.kept, f.total) for f in quality.facets} == {
+        RunItemKind.USER_GOAL: (2, 2),
+        RunItemKind.CONSTRAINT: (1, 1),
+        RunItemKind.DECISION: (1, 1),
+        RunItemKind.FILE_CHANGE: (2, 2),
+        RunItemKind.QUESTION: (1, 1),
+        RunItemKind.APPROVAL: (1, 1),
+        RunItemKind.FAILURE: (1, 1),
+    }
+
+
+def test_a_text_that_misses_a_file_names_it() -> None:
+    digests = [digest_of(r) for r in RUNS]
+    text = summarize(digests, title="# H").text.replace("billing/refund.py", "a file")
+    quality = assess(text, digests)
+    files = next(f for f in quality.facets if f.kind is RunItemKind.FILE_CHANGE)
+    assert (files.kept, files.total, files.missing) == (1, 2, ["billing/refund.py"])
+    assert quality.score == pytest.approx(8 / 9, abs=1e-4)
+
+
+def test_resolved_and_superseded_requests_are_not_must_keep() -> None:
+    runs = [
+        run(1, item(RunItemKind.QUESTION, "Which database?", key="db")),
+        run(
+            2,
+            item(RunItemKind.QUESTION, "Which database?", key="db", attributes={"resolved": True}),
+        ),
+    ]
+    quality = assess("nothing", [digest_of(r) for r in runs])
+    assert [f.kind for f in quality.facets] == [RunItemKind.USER_GOAL]
+
+
+def test_nothing_to_keep_scores_one() -> None:
+    assert assess("", []).score == 1.0
+
+
+def test_distinctive_words_skip_short_and_common_words_and_the_cut_edge() -> None:
+    assert distinctive_words("Use the Neo4j driver with retries") == ["neo4j", "driver", "retries"]
+    long = "alpha " * 33 + "betagamma"  # the last word starts before 200 and ends after it
+    assert distinctive_words(long) == ["alpha"]
+
+
+words = st.text(alphabet="abcdefghij ", min_size=1, max_size=120)
+
+
+@given(st.lists(words, min_size=1, max_size=6))
+def test_every_decision_is_carried_by_a_text_that_quotes_it(decisions: list[str]) -> None:
+    runs = [run(1, *[item(RunItemKind.DECISION, d) for d in decisions])]
+    digests = [digest_of(r) for r in runs]
+    quoted = [*(d.text for r in digests for d in r.items), runs[0].input]
+    quality = assess("\n".join(quoted), digests)
+    assert quality.score == 1.0
