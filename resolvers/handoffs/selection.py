@@ -9,21 +9,46 @@ where to read them. Same lines in, same selection out.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from graph.models import HandoffSection, OmittedItem
+from graph.models import DigestItem, HandoffSection, OmittedItem, RunItemKind
 
 CHARS_PER_TOKEN = 4
 
 
-@dataclass(frozen=True)
-class Line:
-    """One line a section would show, and the items of the covered runs it shows."""
+# An item a line shows: its run's ordinal and the item (None: the run's input).
+Shown = tuple[int, DigestItem | None]
+
+
+def omitted_item(shown: Shown, line: str) -> OmittedItem:
+    """`shown`, left out with `line`: what including it would have cost is that line."""
+    ordinal, item = shown
+    tokens = math.ceil(len(line) / CHARS_PER_TOKEN)
+    # Built unchecked: every field comes from a validated digest, and there are thousands.
+    if item is None:
+        return OmittedItem.model_construct(
+            runOrdinal=ordinal, index=-1, kind=RunItemKind.USER_GOAL, tokenEstimate=tokens
+        )
+    return OmittedItem.model_construct(
+        runOrdinal=ordinal,
+        index=item.index,
+        kind=item.kind,
+        key=item.key,
+        path=item.path,
+        tokenEstimate=tokens,
+    )
+
+
+class Line(NamedTuple):
+    """One line a section would show, and the items of the covered runs it shows (a
+    tuple: a long summary drafts thousands)."""
 
     text: str
     newest: tuple[int, int]  # (run ordinal, item index) of the newest thing it shows
-    refs: tuple[OmittedItem, ...] = ()
+    shows: tuple[Shown, ...] = ()
     protected: bool = False
     short: str | None = None  # a shorter form to try before leaving it out
 
@@ -56,7 +81,7 @@ def select(title: str, drafted: Sequence[Drafted], max_chars: int | None) -> Sel
     for index, line in chosen.protected():
         chosen.take(index, line.text)
     # Room for the closing line, as long as it can be: every unprotected item left out.
-    reserve = len(left_out_line(max(1, chosen.unprotected_refs()))) + 2
+    reserve = len(left_out_line(max(1, chosen.unprotected_items()))) + 2
     needed = chosen.length() + (reserve if chosen.unprotected() else 0)
     if max_chars is None or chosen.length_with_all() <= max_chars:
         for index, line in chosen.unprotected():
@@ -80,12 +105,15 @@ class _Chosen:
         self.drafted = drafted
         self.taken: list[dict[int, str]] = [{} for _ in drafted]
         self.chars = len(title) + 1
+        self.lines = [
+            ((s, n), line) for s, d in enumerate(drafted) for n, line in enumerate(d.lines)
+        ]
 
     def protected(self) -> list[tuple[tuple[int, int], Line]]:
-        return [(i, line) for i, line in self._all() if line.protected]
+        return [(i, line) for i, line in self.lines if line.protected]
 
     def unprotected(self) -> list[tuple[tuple[int, int], Line]]:
-        return [(i, line) for i, line in self._all() if not line.protected]
+        return [(i, line) for i, line in self.lines if not line.protected]
 
     def newest_first(self) -> list[tuple[tuple[int, int], Line]]:
         """Unprotected lines, newest first; ties in section order, then line order."""
@@ -124,8 +152,8 @@ class _Chosen:
         self.chars += self._cost(section, text)
         self.taken[section][position] = text
 
-    def unprotected_refs(self) -> int:
-        return sum(len(line.refs) for _, line in self.unprotected())
+    def unprotected_items(self) -> int:
+        return sum(len(line.shows) for _, line in self.unprotected())
 
     def selection(self, needed_chars: int, *, fits: bool) -> Selection:
         sections = [
@@ -134,12 +162,12 @@ class _Chosen:
             if taken
         ]
         omitted = [
-            ref
-            for (section, position), line in self._all()
+            omitted_item(shown, line.text)
+            for (section, position), line in self.lines
             if position not in self.taken[section]
-            for ref in line.refs
+            for shown in line.shows
         ]
-        omitted.sort(key=lambda ref: (ref.runOrdinal, ref.index))
+        omitted.sort(key=lambda item: (item.runOrdinal, item.index))
         return Selection(
             sections=sections,
             omitted=omitted,

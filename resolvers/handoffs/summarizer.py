@@ -2,13 +2,15 @@
 
 Same runs in, byte-identical text out: no clocks, no ids, no dict-order luck.
 Each section drafts its lines and the items they show; `resolvers.handoffs.selection`
-keeps the protected ones and fills the budget with the rest, newest first.
+keeps the protected ones and fills the budget with the rest, newest first. Sections read
+runs as their digests keep them (`digest_of`): texts already flat and shortened.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +25,7 @@ from graph.models import (
     RunNode,
     RunStatus,
 )
-from resolvers.handoffs.selection import CHARS_PER_TOKEN, Drafted, Line, select
+from resolvers.handoffs.selection import CHARS_PER_TOKEN, Drafted, Line, omitted_item, select
 
 GOALS = "Goals and constraints"
 DECISIONS = "Decisions"
@@ -74,7 +76,7 @@ def summarize(
     A `task` (a subagent's assignment) leads the text; it and the `subagent_results`
     delivered with it are protected, like the items of "Context that fits".
     """
-    ordered = sorted(runs, key=lambda run: run.ordinal)
+    ordered = Covered(sorted(runs, key=lambda run: run.ordinal))
     drafted = [builder(ordered) for builder in _BUILDERS]
     if subagent_results:
         drafted = _with_results(drafted, subagent_results)
@@ -105,9 +107,14 @@ def render(title: str, sections: Iterable[HandoffSection], tail: str | None = No
 def material(runs: Sequence[RunDigest]) -> list[OmittedItem]:
     """Every item of `runs` a summary with room for all would show (run inputs as index
     -1): what the shown and the omitted items of any summary of them add up to."""
-    ordered = sorted(runs, key=lambda run: run.ordinal)
-    refs = {ref for builder in _BUILDERS for line in builder(ordered).lines for ref in line.refs}
-    return sorted(refs, key=lambda ref: (ref.runOrdinal, ref.index))
+    ordered = Covered(sorted(runs, key=lambda run: run.ordinal))
+    every = [
+        omitted_item(shown, line.text)
+        for builder in _BUILDERS
+        for line in builder(ordered).lines
+        for shown in line.shows
+    ]
+    return sorted(every, key=lambda item: (item.runOrdinal, item.index))
 
 
 # ---- digests ----------------------------------------------------------------
@@ -166,45 +173,49 @@ def _item_digest(item: RunItem, index: int) -> DigestItem:
 Found = tuple[RunDigest, DigestItem]
 
 
+class Covered(list[RunDigest]):
+    """The covered runs in ordinal order, their items found by kind in one pass (every
+    section asks for some kinds: ten passes over a thousand runs' items otherwise)."""
+
+    @cached_property
+    def by_kind(self) -> dict[RunItemKind, list[Found]]:
+        found: dict[RunItemKind, list[Found]] = {}
+        for run in self:
+            for item in run.items:
+                found.setdefault(item.kind, []).append((run, item))
+        return found
+
+
 def _items(runs: Sequence[RunDigest], *kinds: RunItemKind) -> list[Found]:
-    return [(run, item) for run in runs for item in run.items if item.kind in kinds]
-
-
-def _ref(run: RunDigest, item: DigestItem, line: str) -> OmittedItem:
-    return OmittedItem(
-        runOrdinal=run.ordinal,
-        index=item.index,
-        kind=item.kind,
-        key=item.key,
-        path=item.path,
-        tokenEstimate=token_estimate(line),
-    )
+    """The items of `kinds` in run and item order."""
+    if not isinstance(runs, Covered):
+        return [(run, item) for run in runs for item in run.items if item.kind in kinds]
+    found = [pair for kind in kinds for pair in runs.by_kind.get(kind, [])]
+    if len(kinds) > 1:
+        found.sort(key=lambda pair: (pair[0].ordinal, pair[1].index))
+    return found
 
 
 def _item_line(run: RunDigest, item: DigestItem, text: str, *, protected: bool = False) -> Line:
     return Line(
         text=text,
         newest=(run.ordinal, item.index),
-        refs=(_ref(run, item, text),),
+        shows=((run.ordinal, item),),
         protected=protected,
     )
 
 
 def _input_line(run: RunDigest, *, protected: bool) -> Line:
-    text = f"Run {run.ordinal} asked: {_shorten(run.input, INPUT_LIMIT)}"
-    short = f"Run {run.ordinal} asked: {_shorten(run.input, SHORT_INPUT_LIMIT)}"
-    ref = OmittedItem(
-        runOrdinal=run.ordinal,
-        index=-1,
-        kind=RunItemKind.USER_GOAL,
-        tokenEstimate=token_estimate(text),
-    )
+    text = f"Run {run.ordinal} asked: {run.input}"
+    short = None
+    if len(run.input) > SHORT_INPUT_LIMIT:
+        short = f"Run {run.ordinal} asked: {_shorten(run.input, SHORT_INPUT_LIMIT)}"
     return Line(
         text=text,
         newest=(run.ordinal, -1),
-        refs=(ref,),
+        shows=((run.ordinal, None),),
         protected=protected,
-        short=short if short != text else None,
+        short=short,
     )
 
 
@@ -220,19 +231,14 @@ def _goals(runs: Sequence[RunDigest]) -> Drafted:
     lines = [_input_line(run, protected=run.ordinal in (1, latest)) for run in runs]
     for run, item in _items(runs, RunItemKind.USER_GOAL, RunItemKind.CONSTRAINT):
         label = "Goal" if item.kind is RunItemKind.USER_GOAL else "Constraint"
-        lines.append(
-            _item_line(run, item, f"{label}: {_shorten(item.text, LINE_LIMIT)}", protected=True)
-        )
+        lines.append(_item_line(run, item, f"{label}: {item.text}", protected=True))
     return Drafted(GOALS, lines)
 
 
 def _latest_reply(runs: Sequence[RunDigest]) -> Drafted:
     """The latest covered run's last ASSISTANT_MESSAGE (protected)."""
     replies = _items(runs[-1:], RunItemKind.ASSISTANT_MESSAGE)
-    lines = [
-        _item_line(run, item, _shorten(item.text, LINE_LIMIT), protected=True)
-        for run, item in replies[-1:]
-    ]
+    lines = [_item_line(run, item, item.text, protected=True) for run, item in replies[-1:]]
     return Drafted(LATEST_REPLY, lines)
 
 
@@ -241,9 +247,7 @@ def _every(title: str, kind: RunItemKind) -> Callable[[Sequence[RunDigest]], Dra
 
     def drafted(runs: Sequence[RunDigest]) -> Drafted:
         found = _items(runs, kind)
-        return Drafted(
-            title, [_item_line(run, item, _shorten(item.text, LINE_LIMIT)) for run, item in found]
-        )
+        return Drafted(title, [_item_line(run, item, item.text) for run, item in found])
 
     return drafted
 
@@ -265,8 +269,8 @@ def _files(runs: Sequence[RunDigest]) -> Drafted:
     lines = []
     for path, (add, dele, kind) in totals.items():
         text = f"{path} ({kind}, +{add}/-{dele})"
-        refs = tuple(_ref(run, item, text) for run, item in shown.get(path, []))
-        lines.append(Line(text=text, newest=newest[path], refs=refs))
+        items = tuple((run.ordinal, item) for run, item in shown.get(path, []))
+        lines.append(Line(text=text, newest=newest[path], shows=items))
     return Drafted(FILES, lines)
 
 
@@ -293,16 +297,16 @@ def _commands(runs: Sequence[RunDigest]) -> Drafted:
         outcome = _outcome(item.attributes or {})
         label = "Test" if item.kind is RunItemKind.TEST else "Command"
         suffix = f" -> {outcome}" if outcome else ""
-        lines.append(_item_line(run, item, f"{label}: {_shorten(item.text, LINE_LIMIT)}{suffix}"))
+        lines.append(_item_line(run, item, f"{label}: {item.text}{suffix}"))
     for run, item in _latest_by_key(_items(runs, RunItemKind.TOOL_OUTPUT)):
-        lines.append(_item_line(run, item, f"Output: {_shorten(item.text, LINE_LIMIT)}"))
+        lines.append(_item_line(run, item, f"Output: {item.text}"))
     return Drafted(COMMANDS, lines)
 
 
 def _plan(runs: Sequence[RunDigest]) -> Drafted:
     lines: list[Line] = []
     for run, item in _items(runs, RunItemKind.PLAN)[-1:]:
-        lines.append(_item_line(run, item, f"Plan: {_shorten(item.text, LINE_LIMIT)}"))
+        lines.append(_item_line(run, item, f"Plan: {item.text}"))
     for run, item in _latest_by_key(_items(runs, RunItemKind.TODO)):
         attrs = item.attributes or {}
         done = attrs.get("done") is True or str(attrs.get("status", "")).lower() in {
@@ -310,7 +314,7 @@ def _plan(runs: Sequence[RunDigest]) -> Drafted:
             "completed",
         }
         mark = "x" if done else " "
-        lines.append(_item_line(run, item, f"[{mark}] {_shorten(item.text, LINE_LIMIT)}"))
+        lines.append(_item_line(run, item, f"[{mark}] {item.text}"))
     return Drafted(PLAN, lines)
 
 
@@ -325,8 +329,7 @@ def _open_questions(runs: Sequence[RunDigest]) -> Drafted:
         _item_line(
             run,
             item,
-            f"{'Approval' if item.kind is RunItemKind.APPROVAL else 'Question'}: "
-            f"{_shorten(item.text, LINE_LIMIT)}",
+            f"{'Approval' if item.kind is RunItemKind.APPROVAL else 'Question'}: {item.text}",
             protected=True,
         )
         for run, item in open_requests(runs)
@@ -363,10 +366,7 @@ def _failures(runs: Sequence[RunDigest]) -> Drafted:
         for run in runs
         if run.status is RunStatus.FAILED
     ]
-    lines.extend(
-        _item_line(run, item, _shorten(item.text, LINE_LIMIT))
-        for run, item in unresolved_failures(runs)
-    )
+    lines.extend(_item_line(run, item, item.text) for run, item in unresolved_failures(runs))
     return Drafted(FAILURES, lines)
 
 
