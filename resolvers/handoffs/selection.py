@@ -101,7 +101,6 @@ class _Chosen:
     a final "\\n"."""
 
     def __init__(self, title: str, drafted: Sequence[Drafted]) -> None:
-        self.title = title
         self.drafted = drafted
         self.taken: list[dict[int, str]] = [{} for _ in drafted]
         self.chars = len(title) + 1
@@ -118,11 +117,6 @@ class _Chosen:
     def newest_first(self) -> list[tuple[tuple[int, int], Line]]:
         """Unprotected lines, newest first; ties in section order, then line order."""
         return sorted(self.unprotected(), key=lambda pair: (-pair[1].newest[0], -pair[1].newest[1]))
-
-    def _all(self) -> list[tuple[tuple[int, int], Line]]:
-        return [
-            ((s, n), line) for s, d in enumerate(self.drafted) for n, line in enumerate(d.lines)
-        ]
 
     def length(self, adding: tuple[tuple[int, int], str] | None = None) -> int:
         if adding is None:
