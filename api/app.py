@@ -1,4 +1,4 @@
-"""The Starlette application: /graphql, /lineage, /static, /healthz, /readyz, /metrics."""
+"""The Starlette application: /graphql, /mcp, /lineage, /static, /healthz, /readyz, /metrics."""
 
 from __future__ import annotations
 
@@ -38,6 +38,8 @@ from api.http import pages
 from api.http.metrics import Metrics
 from api.http.requests import decode_json, refusal_response, refused_caller, unnamed_choice
 from api.http.websockets import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
+from api.mcp import server as mcp
+from api.mcp.tools import Gateway
 from api.process import collector, orphans
 from api.services import Services, SocketSlots
 from api.settings import Settings
@@ -206,6 +208,9 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         max_subscriptions_per_connection=settings.max_subscriptions_per_connection,
     )
 
+    gateway = Gateway(schema, running.get)
+    agents = mcp.over_http(gateway, running.get)
+
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         owned = store is None
@@ -235,7 +240,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             summarizer=summarizer,
         )
         with collector.settled():
-            yield
+            async with mcp.sessions(agents):
+                yield
         unwatch()
         await feeds.close()
         if summarizer is not None:
@@ -274,16 +280,19 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             return JSONResponse({"status": "warming", "reason": reason}, status_code=503)
         return JSONResponse({"status": "ready"})
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),
             Route("/graphql", graphql),
             WebSocketRoute("/graphql", graphql),
+            Route("/mcp", mcp.Endpoint(agents, running.get)),
             Route("/lineage", pages.lineage),
             Mount("/static", pages.static_files(), name="static"),
         ],
         lifespan=lifespan,
         middleware=[Middleware(BodyLimit, max_bytes=settings.max_body_bytes)],
     )
+    app.state.gateway = gateway  # what `threadline mcp` serves over stdio
+    return app

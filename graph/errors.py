@@ -13,19 +13,24 @@ class ErrorCode(StrEnum):
     CONFLICT = "CONFLICT"
     UNSUPPORTED_TRANSFER = "UNSUPPORTED_TRANSFER"
     CONTEXT_TOO_LARGE = "CONTEXT_TOO_LARGE"
+    PROVIDER_LIMITED = "PROVIDER_LIMITED"
     UNAVAILABLE = "UNAVAILABLE"
     INTERNAL = "INTERNAL"
+
+
+# What an error's extensions may carry beside its code: JSON scalars and lists of names.
+Extension = str | int | list[str] | None
 
 
 class ThreadlineError(Exception):
     """A failure a caller can act on; its message is shown to them verbatim, its
     `extensions` (e.g. `outcome`) beside its code."""
 
-    def __init__(self, code: ErrorCode, message: str, **extensions: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, **extensions: Extension) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
-        self.extensions = {"code": code.value, **extensions}
+        self.extensions: dict[str, Extension] = {"code": code.value, **extensions}
 
     @classmethod
     def unauthenticated(cls) -> ThreadlineError:

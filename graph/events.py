@@ -8,6 +8,7 @@ reads back with that field unset (None). docs/MODEL.md, "Events", lists them.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -37,6 +38,7 @@ class EventType(StrEnum):
     RUN_RESTARTED = "run.restarted"
     RUN_COMPLETED = "run.completed"
     RUN_FAILED = "run.failed"
+    RUN_INTERRUPTED = "run.interrupted"
     PROVIDER_THREAD_CREATED = "providerThread.created"
     PROVIDER_THREAD_ATTACHED = "providerThread.attached"
     PROVIDER_THREAD_STATUS = "providerThread.status"
@@ -141,6 +143,18 @@ class RunFailed(Payload):
     kind = EventType.RUN_FAILED
     ordinal: int
     reason: str
+
+
+class RunInterrupted(Payload):
+    """A usage limit of the run's provider stopped it; `items`: the partial items kept."""
+
+    kind = EventType.RUN_INTERRUPTED
+    ordinal: int
+    provider: str
+    reason: str
+    items: int
+    limitId: str
+    resetsAt: datetime | None = None
 
 
 class ProviderThreadCreated(Payload):

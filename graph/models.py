@@ -315,6 +315,24 @@ class RunDigest(Node):
     diffSummary: list[FileDiffStat] | None = None  # None: the run has no checkpoint
 
 
+class ProviderLimitNode(Node):
+    """A workspace's account for `provider` ran out (SEMANTICS "Usage limits"): one node
+    per report; the newest report of a provider replaces an earlier active one."""
+
+    id: str
+    workspace: str
+    provider: str
+    reason: str
+    resetsAt: datetime | None = None  # None: until cleared
+    reportedAt: datetime
+    endedAt: datetime | None = None  # cleared, or replaced by a newer report
+    runId: str | None = None  # the run it interrupted, if any
+
+    def active(self, now: datetime) -> bool:
+        """In force at `now`: not ended, and its reset (if any) still ahead."""
+        return self.endedAt is None and (self.resetsAt is None or self.resetsAt > now)
+
+
 class UsageReport(Node):
     """What a native thread holds, as its provider reported it."""
 

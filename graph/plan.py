@@ -25,6 +25,7 @@ from graph.models import (
     Node,
     OmittedItem,
     ProviderAction,
+    ProviderLimitNode,
     ProviderThreadNode,
     ProviderThreadStatus,
     ResolutionStrategy,
@@ -114,6 +115,10 @@ class TransferChange(NodeChange):
     consumedByRunId: str | None = None
 
 
+class LimitChange(NodeChange):
+    endedAt: datetime | None = None
+
+
 class NewThread(Node):
     thread: ThreadNode
     sourceRunOrdinal: int | None = None  # on the lineage edge from its parent
@@ -177,4 +182,6 @@ class WritePlan(Node):
     runChanges: list[RunChange] = Field(default_factory=list)
     handoffChanges: list[HandoffChange] = Field(default_factory=list)
     transferChanges: list[TransferChange] = Field(default_factory=list)
+    limits: list[ProviderLimitNode] = Field(default_factory=list)
+    limitChanges: list[LimitChange] = Field(default_factory=list)
     events: list[NewEvent] = Field(default_factory=list)

@@ -28,6 +28,7 @@ from graph.models import (
     Lineage,
     LineageEdge,
     LineageNode,
+    ProviderLimitNode,
     ProviderThreadNode,
     RunDigest,
     RunItem,
@@ -103,6 +104,10 @@ def handoff_from(row: Row) -> HandoffNode:
 
 def transfer_from(row: Row) -> TransferNode:
     return TransferNode.model_validate(native(row))
+
+
+def limit_from(row: Row) -> ProviderLimitNode:
+    return ProviderLimitNode.model_validate(native(row))
 
 
 def event_from(row: Row) -> EventNode:
@@ -336,6 +341,18 @@ async def summaries_by_key(tx: Tx, workspace: str, keys: Sequence[str]) -> dict[
     return {row["key"]: handoff_from(row["handoff"]) for row in rows}
 
 
+async def active_limits(tx: Tx, workspace: str, now: datetime) -> list[ProviderLimitNode]:
+    """The workspace's usage limits in force at `now`, by provider name."""
+    rows = await tx.rows("limit/active", workspace=workspace, now=now)
+    return [limit_from(row["limit"]) for row in rows]
+
+
+async def latest_limits(tx: Tx, workspace: str) -> list[ProviderLimitNode]:
+    """The latest usage limit each provider reported in the workspace, by provider name."""
+    rows = await tx.rows("limit/latest", workspace=workspace)
+    return [limit_from(row["limit"]) for row in rows]
+
+
 async def handoffs_by_ids(tx: Tx, workspace: str, ids: Sequence[str]) -> dict[str, HandoffNode]:
     rows = await tx.rows("handoff/by_ids", workspace=workspace, ids=list(ids))
     return {row["key"]: handoff_from(row["value"]) for row in rows}
@@ -419,7 +436,11 @@ async def events_since(
 
 
 async def threads_page(
-    tx: Tx, workspace: str, after: tuple[datetime, str] | None, first: int
+    tx: Tx,
+    workspace: str,
+    after: tuple[datetime, str] | None,
+    first: int,
+    title_contains: str | None = None,
 ) -> list[ThreadNode]:
     rows = await tx.rows(
         "thread/page",
@@ -427,6 +448,7 @@ async def threads_page(
         afterCreatedAt=after[0] if after else None,
         afterId=after[1] if after else None,
         first=first,
+        titleContains=title_contains or None,
     )
     return [thread_from(row["value"]) for row in rows]
 
@@ -525,6 +547,8 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
         runChanges=_changes("run", plan.runChanges, at),
         handoffChanges=_changes("handoff", plan.handoffChanges, at),
         transferChanges=_changes("transfer", plan.transferChanges, at),
+        limits=[row(props(limit)) for limit in plan.limits],
+        limitChanges=[row(encode(change.props), id=change.id) for change in plan.limitChanges],
         eventGroups=[{"threadId": t, "events": events} for t, events in groups.items()],
         receipts=[row(props(receipt))] if receipt else [],
     )

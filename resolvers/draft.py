@@ -15,6 +15,7 @@ from graph.models import (
     CheckpointNode,
     HandoffHead,
     HandoffNode,
+    ProviderLimitNode,
     ProviderThreadNode,
     RunItem,
     RunNode,
@@ -23,6 +24,7 @@ from graph.models import (
 )
 from graph.plan import (
     HandoffChange,
+    LimitChange,
     NewEvent,
     NewThread,
     NodeChange,
@@ -37,7 +39,16 @@ from graph.plan import (
 
 NewId = Callable[[str], str]
 C = TypeVar("C", bound=NodeChange)
-N = TypeVar("N", ThreadNode, RunNode, ProviderThreadNode, HandoffNode, HandoffHead, TransferNode)
+N = TypeVar(
+    "N",
+    ThreadNode,
+    RunNode,
+    ProviderThreadNode,
+    HandoffNode,
+    HandoffHead,
+    TransferNode,
+    ProviderLimitNode,
+)
 # Which change a node of each kind takes (a handoff read without its text too).
 CHANGE_OF: dict[type, type[NodeChange]] = {
     ThreadNode: ThreadChange,
@@ -46,6 +57,7 @@ CHANGE_OF: dict[type, type[NodeChange]] = {
     HandoffNode: HandoffChange,
     HandoffHead: HandoffChange,
     TransferNode: TransferChange,
+    ProviderLimitNode: LimitChange,
 }
 
 
@@ -60,6 +72,7 @@ class Draft:
         self._moves: list[RunMove] = []
         self._contents: list[RunContent] = []
         self._transfers: list[TransferNode] = []
+        self._limits: list[ProviderLimitNode] = []
         # Per kind of change, the properties set so far on each node, by id.
         self._changes: dict[type[NodeChange], dict[str, dict[str, object]]] = {
             kind: {}
@@ -69,6 +82,7 @@ class Draft:
                 ProviderThreadChange,
                 HandoffChange,
                 TransferChange,
+                LimitChange,
             )
         }
         self._events: list[NewEvent] = []
@@ -95,6 +109,9 @@ class Draft:
 
     def transfer(self, transfer: TransferNode) -> None:
         self._transfers.append(transfer)
+
+    def limit(self, limit: ProviderLimitNode) -> None:
+        self._limits.append(limit)
 
     def change(self, change: NodeChange) -> None:
         """Set properties of an existing node; later changes to the same node merge."""
@@ -127,6 +144,8 @@ class Draft:
             runChanges=self._built(RunChange),
             handoffChanges=self._built(HandoffChange),
             transferChanges=self._built(TransferChange),
+            limits=self._limits,
+            limitChanges=self._built(LimitChange),
             events=self._events,
         )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph import events
-from graph.errors import conflict
+from graph.errors import conflict, invalid
 from graph.models import (
     DIGEST_VERSION,
     Actor,
@@ -15,6 +15,7 @@ from graph.models import (
     ContextUsage,
     FileDiffStat,
     HistoryMode,
+    ProviderLimitNode,
     ProviderThreadNode,
     ProviderThreadStatus,
     RunItem,
@@ -174,6 +175,47 @@ def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode
     _ended(draft, state, failed)
     draft.event(state.thread.id, events.RunFailed(ordinal=run.ordinal, reason=reason), run.id)
     return failed
+
+
+def interrupt(
+    draft: Draft,
+    state: ThreadState,
+    run: RunNode,
+    limit: ProviderLimitNode,
+    items: Sequence[RunItem],
+) -> RunNode:
+    """A usage limit of its provider stopped `run`: it keeps the items it produced before
+    (`items`) and becomes history, seen by its provider thread like any ended run; the
+    reason it stopped is the limit's."""
+    if run.provider != limit.provider:
+        raise invalid(
+            f"Run {run.ordinal} runs on {run.provider!r}, not {limit.provider!r}: "
+            "a limit interrupts only a run of its own provider."
+        )
+    summary_plans.fail_pending(draft, state, run, f"usage limit: {limit.reason}")
+    stopped = run.model_copy(
+        update={
+            "status": RunStatus.INTERRUPTED,
+            "failureReason": limit.reason,
+            "completedAt": draft.at,
+            "items": list(items),
+        }
+    )
+    _ended(draft, state, stopped)
+    draft.content(run.id, list(items), None)
+    draft.event(
+        state.thread.id,
+        events.RunInterrupted(
+            ordinal=run.ordinal,
+            provider=run.provider,
+            reason=limit.reason,
+            items=len(items),
+            limitId=limit.id,
+            resetsAt=limit.resetsAt,
+        ),
+        run.id,
+    )
+    return stopped
 
 
 def _ended(draft: Draft, state: ThreadState, run: RunNode) -> None:

@@ -23,6 +23,7 @@ from graph.models import (
     UsageReport,
 )
 from graph.store import Tx
+from resolvers import limits
 from resolvers import runs as run_plans
 from resolvers.handoffs import configured as summary_plans
 from resolvers.handoffs import sources as summary_sources
@@ -58,9 +59,16 @@ async def start_run(
     thread_id: str,
     request: StartRequest,
     asked: SummarySource | None = None,
+    *,
+    ignore_limit: bool = False,
 ) -> Written[StartOutcome]:
-    """`asked`: the summary source the call names (else the provider's, else the default)."""
+    """`asked`: the summary source the call names (else the provider's, else the default).
+    A provider with a usage limit in force is PROVIDER_LIMITED unless `ignore_limit`."""
     state, related = await locked(tx, caller, thread_id, ends=True, related=True, trimmed=True)
+    if not ignore_limit:
+        in_force = await repo.active_limits(tx, caller.workspace, caller.clock())
+        names = [provider.kind for provider in caller.providers.all()]
+        limits.require_available(request.provider, in_force, names)
     source = _source(caller, asked, caller.providers.get(request.provider))
     decision = await _decision(tx, caller, state, related, request)
     assignments = summary_sources.assign(

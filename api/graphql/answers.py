@@ -9,6 +9,7 @@ from datetime import datetime
 import strawberry
 from strawberry.scalars import JSON
 
+from api.commands.limits import Suggestion
 from api.graphql.types import (
     ContextBudget,
     ContextHandoff,
@@ -178,6 +179,25 @@ class StartContextPlan:
             differs_from_record=found.differsFromRecord,
             budget=_budget(found.budget),
             omitted_count=found.omittedCount,
+        )
+
+
+@strawberry.type
+class ProviderSuggestion:
+    provider: str
+    available: bool
+    resets_at: datetime | None
+    plan: StartContextPlan = strawberry.field(
+        description="What startRun on this provider would do now."
+    )
+
+    @classmethod
+    async def of(cls, info: Info, suggestion: Suggestion) -> ProviderSuggestion:
+        return cls(
+            provider=suggestion.provider,
+            available=suggestion.available,
+            resets_at=suggestion.limit.resetsAt if suggestion.limit else None,
+            plan=await StartContextPlan.of(info, suggestion.plan, None),
         )
 
 

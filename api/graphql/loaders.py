@@ -8,6 +8,7 @@ of that instant, and coverage is computed over the thread rebuilt from its histo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import TypeVar
 
@@ -19,6 +20,7 @@ from graph.models import (
     CheckpointNode,
     HandoffNode,
     HandoffQuality,
+    ProviderLimitNode,
     ProviderThreadNode,
     RunDigest,
     RunItem,
@@ -31,6 +33,7 @@ from graph.ranges import Ranges
 from graph.store import Row, Store, Tx
 from resolvers.handoffs.quality import assess
 from resolvers.handoffs.summarizer import digest_of
+from resolvers.limits import limit_of
 from resolvers.lineage.divergence import Divergence, divergence, opening
 from resolvers.past import as_of
 from resolvers.past.as_of import ENDED, Instant
@@ -107,6 +110,17 @@ class Loaders:
     @cached_property
     def transfers_out(self) -> DataLoader[str, list[TransferNode]]:
         return self._many("transfer/outgoing", repo.transfer_from, as_of.transfer_at)
+
+    @cached_property
+    def limit_in_force(self) -> DataLoader[str, ProviderLimitNode | None]:
+        """By provider name: the workspace's usage limit in force now (one read for all)."""
+
+        async def load(providers: Sequence[str]) -> list[ProviderLimitNode | None]:
+            now = datetime.now(UTC)
+            found = await self._store.read(lambda tx: repo.active_limits(tx, self._workspace, now))
+            return [limit_of(provider, found) for provider in providers]
+
+        return DataLoader(load)
 
     @cached_property
     def timeline(self) -> DataLoader[str, Timeline | None]:

@@ -3,9 +3,11 @@ work (`api.commands`), the arguments its receipt covers, and how its answer is s
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import strawberry
 
-from api.commands import handoffs, lineage, runs
+from api.commands import handoffs, limits, lineage, runs
 from api.graphql import answers as a
 from api.graphql import types as t
 from api.graphql.inputs import (
@@ -54,18 +56,29 @@ class Mutation:
         runtime_mode: str | None = None,
         command_id: str | None = None,
         summary_source: t.SummarySource | None = None,
+        ignore_limit: bool | None = False,
     ) -> a.StartContextResolution:
         request = StartRequest(
             provider=provider, input=input, model=model, runtimeMode=runtime_mode
         )
         source = models.SummarySource(summary_source) if summary_source else None
+        ignore = bool(ignore_limit)
+        args = {
+            "threadId": thread_id,
+            **request.model_dump(),
+            **_source_arg(source),
+            # Only when set: a receipt stored before the argument existed still matches.
+            **({"ignoreLimit": True} if ignore else {}),
+        }
         return await mutate(
             info,
             "startRun",
-            {"threadId": thread_id, **request.model_dump(), **_source_arg(source)},
+            args,
             command_id,
             StartOutcome,
-            lambda tx, caller: runs.start_run(tx, caller, thread_id, request, source),
+            lambda tx, caller: runs.start_run(
+                tx, caller, thread_id, request, source, ignore_limit=ignore
+            ),
             lambda outcome: _started(info, outcome, command_id),
         )
 
@@ -187,6 +200,59 @@ class Mutation:
             models.RunNode,
             lambda tx, caller: runs.fail_run(tx, caller, run_id, reason),
             t.Run.of,
+        )
+
+    @t.described(
+        "A provider account ran out: starts on it are refused until resetsAt (or until "
+        "cleared). With runId, that run (in progress on the provider) is INTERRUPTED and "
+        "keeps partialItems as its items.",
+        mutation=True,
+    )
+    async def report_provider_limit(
+        self,
+        info: Info,
+        provider: str,
+        reason: str,
+        resets_at: datetime | None = None,
+        run_id: strawberry.ID | None = None,
+        partial_items: list[RunItemInput] | None = None,
+        command_id: str | None = None,
+    ) -> t.ProviderLimit:
+        items = [item.model() for item in partial_items or []]
+        args = {
+            "provider": provider,
+            "reason": reason,
+            "resetsAt": resets_at.isoformat() if resets_at else None,
+            "runId": run_id,
+            "items": [item.model_dump() for item in items],
+        }
+        return await mutate(
+            info,
+            "reportProviderLimit",
+            args,
+            command_id,
+            models.ProviderLimitNode,
+            lambda tx, caller: limits.report_provider_limit(
+                tx, caller, provider, reason, resets_at, run_id, items
+            ),
+            t.ProviderLimit.of,
+        )
+
+    @t.described(
+        "Ends the provider's usage limit now: answers the limit it ended, or null.",
+        mutation=True,
+    )
+    async def clear_provider_limit(
+        self, info: Info, provider: str, command_id: str | None = None
+    ) -> t.ProviderLimit | None:
+        return await mutate(
+            info,
+            "clearProviderLimit",
+            {"provider": provider},
+            command_id,
+            limits.Cleared,
+            lambda tx, caller: limits.clear_provider_limit(tx, caller, provider),
+            lambda cleared: t.ProviderLimit.of(cleared.limit) if cleared.limit else None,
         )
 
     @strawberry.mutation

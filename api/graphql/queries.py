@@ -4,11 +4,13 @@ and mergeBack."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import strawberry
 
-from api.commands import lineage, runs
+from api.commands import limits, lineage, runs
 from api.commands.caller import Caller
+from api.commands.limits import Suggestion
 from api.graphql import answers as a
 from api.graphql import cursors, past
 from api.graphql import types as t
@@ -28,6 +30,24 @@ class Query:
     def providers(self, info: Info) -> list[t.Provider]:
         return [t.from_model(t.Provider, p, capabilities=p) for p in info.context.providers.all()]
 
+    @t.described("The workspace's usage limits: the latest of each provider, in force first.")
+    async def provider_limits(self, info: Info) -> list[t.ProviderLimit]:
+        found, now = await info.context.examine(limits.provider_limits)
+        return [t.ProviderLimit.of(limit, now) for limit in found]
+
+    @t.described(
+        "Every configured provider that could take the thread, available ones first, then "
+        "the cheapest context first; each with the plan explainStartContext would give."
+    )
+    async def suggest_providers(
+        self, info: Info, thread_id: strawberry.ID
+    ) -> list[a.ProviderSuggestion]:
+        async def work(tx: Tx, caller: Caller) -> list[Suggestion]:
+            return await limits.suggest_providers(tx, caller, thread_id)
+
+        found = await info.context.examine(work)
+        return [await a.ProviderSuggestion.of(info, suggestion) for suggestion in found]
+
     @strawberry.field
     async def thread(
         self, info: Info, id: strawberry.ID, as_of: datetime | None = None
@@ -36,13 +56,22 @@ class Query:
 
     @strawberry.field
     async def threads(
-        self, info: Info, first: int | None = 50, after: str | None = None
+        self,
+        info: Info,
+        first: int | None = 50,
+        after: str | None = None,
+        title_contains: Annotated[
+            str | None,
+            strawberry.argument(description="Only threads whose title holds this, in any case."),
+        ] = None,
     ) -> a.ThreadConnection:
         size = cursors.page_size(info.context.settings.max_page_size, first, 50)
         position = cursors.thread_position(after) if after else None
 
         async def work(tx: Tx) -> list[models.ThreadNode]:
-            return await repo.threads_page(tx, info.context.workspace, position, size)
+            return await repo.threads_page(
+                tx, info.context.workspace, position, size, title_contains
+            )
 
         found = await info.context.store.read(work)
         page = found[:size]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 import strawberry
@@ -201,6 +201,27 @@ class Provider:
     def models(self) -> list[ProviderModel]:
         listed = self.capabilities.models if self.capabilities is not None else {}
         return [ProviderModel(name=name, context_window_tokens=n) for name, n in listed.items()]
+
+    @described("The caller's workspace's usage limit on this provider in force now, if any.")
+    async def limit(self, info: Info) -> ProviderLimit | None:
+        found = await info.context.loaders.limit_in_force.load(self.kind)
+        return from_model(ProviderLimit, found, active=True) if found else None
+
+
+@strawberry.type
+class ProviderLimit:
+    provider: str
+    reason: str
+    resets_at: datetime | None = strawberry.field(description="null: until cleared.")
+    reported_at: datetime
+    active: bool = strawberry.field(
+        description="False once resetsAt has passed, or once it was cleared or replaced."
+    )
+
+    @classmethod
+    def of(cls, limit: models.ProviderLimitNode, now: datetime | None = None) -> ProviderLimit:
+        """`limit` as it stands at `now` (None: this instant)."""
+        return from_model(cls, limit, active=limit.active(now or datetime.now(UTC)))
 
 
 @strawberry.type

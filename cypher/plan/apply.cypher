@@ -1,6 +1,6 @@
 // Writes a whole write plan (graph/plan.py) in one statement, in this order: new threads
 // (with their lineage edge), provider threads, handoffs, runs, moved runs, run content,
-// transfers, property changes, events, and the command's receipt when it has a commandId
+// transfers, property changes, usage limits (new, then ended), events, and the command's receipt when it has a commandId
 // (unique per workspace: a concurrent duplicate fails here and its transaction rolls
 // back). Every value is the plan's; the edges follow from the ids it names. A change
 // appends its history entry (graph/history.py) only when a tracked value really changes.
@@ -189,6 +189,18 @@ CALL () {
     MATCH (r:Run {id: change.props.consumedByRunId, workspace: $workspace})
     MERGE (r)-[:CONSUMED_TRANSFER]->(x)
   }
+}
+CALL () {
+  UNWIND $limits AS row
+  CREATE (l:ProviderLimit)
+  SET l = row.props, l.workspace = $workspace
+  FOREACH (k IN keys(row.times) | SET l[k] = datetime(row.times[k]))
+}
+CALL () {
+  UNWIND $limitChanges AS change
+  MATCH (l:ProviderLimit {id: change.id, workspace: $workspace})
+  SET l += change.props
+  FOREACH (k IN keys(change.times) | SET l[k] = datetime(change.times[k]))
 }
 CALL () {
   // Events get consecutive per-thread sequence numbers under the thread's lock.

@@ -12,5 +12,6 @@ CREATE CONSTRAINT checkpoint_id IF NOT EXISTS FOR (n:Checkpoint) REQUIRE n.id IS
 CREATE CONSTRAINT provider_thread_id IF NOT EXISTS FOR (n:ProviderThread) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT transfer_id IF NOT EXISTS FOR (n:ContextTransfer) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT handoff_id IF NOT EXISTS FOR (n:ContextHandoff) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT provider_limit_id IF NOT EXISTS FOR (n:ProviderLimit) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT event_id IF NOT EXISTS FOR (n:ThreadEvent) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT command_workspace_id IF NOT EXISTS FOR (n:CommandReceipt) REQUIRE (n.workspace, n.commandId) IS UNIQUE

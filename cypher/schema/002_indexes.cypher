@@ -10,4 +10,6 @@ CREATE INDEX provider_thread_workspace_status IF NOT EXISTS FOR (n:ProviderThrea
 CREATE INDEX handoff_workspace_status IF NOT EXISTS FOR (n:ContextHandoff) ON (n.workspace, n.status);
 // The cache of configured summaries (cypher/handoff/by_summary_keys.cypher).
 CREATE INDEX handoff_workspace_summary_key IF NOT EXISTS FOR (n:ContextHandoff) ON (n.workspace, n.summaryKey);
-CREATE INDEX transfer_workspace_status IF NOT EXISTS FOR (n:ContextTransfer) ON (n.workspace, n.status)
+CREATE INDEX transfer_workspace_status IF NOT EXISTS FOR (n:ContextTransfer) ON (n.workspace, n.status);
+// A workspace's usage limits (cypher/limit/*.cypher).
+CREATE INDEX provider_limit_workspace IF NOT EXISTS FOR (n:ProviderLimit) ON (n.workspace)

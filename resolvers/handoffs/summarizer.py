@@ -37,6 +37,7 @@ CHECKPOINT = "Checkpoint"
 FAILURES = "Known failures"
 SUBAGENTS = "Subagent results"
 LATEST_REPLY = "Latest reply"
+INTERRUPTED = "Interrupted by a usage limit"
 TASK = "Task"
 TASK_LIMIT = 4000
 INPUT_LIMIT = 300
@@ -235,6 +236,29 @@ def _goals(runs: Sequence[RunDigest]) -> Drafted:
     return Drafted(GOALS, lines)
 
 
+def _interrupted(runs: Sequence[RunDigest]) -> Drafted:
+    """Runs a usage limit stopped. The latest covered run's request is unfinished: its line
+    (protected, as its input is) asks the reader to go
+    on with it; an earlier one was followed by later runs."""
+    latest = runs[-1].ordinal if runs else None
+    lines = [
+        Line(
+            text=f"Run {run.ordinal} was interrupted by a usage limit "
+            f"({_shorten(run.failureReason or 'no reason given', LINE_LIMIT)}) before it "
+            + (
+                "finished: continue its request where it stopped."
+                if run.ordinal == latest
+                else "finished; later runs went on."
+            ),
+            newest=(run.ordinal, CHECKPOINT_INDEX),
+            protected=run.ordinal == latest,
+        )
+        for run in runs
+        if run.status is RunStatus.INTERRUPTED
+    ]
+    return Drafted(INTERRUPTED, lines)
+
+
 def _latest_reply(runs: Sequence[RunDigest]) -> Drafted:
     """The latest covered run's last ASSISTANT_MESSAGE (protected)."""
     replies = _items(runs[-1:], RunItemKind.ASSISTANT_MESSAGE)
@@ -372,6 +396,7 @@ def _failures(runs: Sequence[RunDigest]) -> Drafted:
 
 _BUILDERS: tuple[Callable[[Sequence[RunDigest]], Drafted], ...] = (
     _goals,
+    _interrupted,
     _latest_reply,
     _every(DECISIONS, RunItemKind.DECISION),
     _files,

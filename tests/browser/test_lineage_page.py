@@ -7,6 +7,7 @@ from typing import Any
 from playwright.async_api import Page
 
 from tests.browser.conftest import Demo, Secured, Tab, host_of, open_tab
+from tests.support.steps import new_thread, run_once, start
 
 READY = "body[data-state='ready']"
 
@@ -235,6 +236,37 @@ async def test_clicking_a_run_and_a_lane_shows_items_coverage_and_staleness(
         assert signal in details
     missing = ", ".join(str(o) for o in stale["coverage"]["missingRunOrdinals"])
     assert missing in details
+    stays_home(tab, demo.base)
+
+
+LIMIT = """mutation($run: ID!) { reportProviderLimit(provider: "claude",
+  reason: "5-hour limit", runId: $run,
+  partialItems: [{kind: ASSISTANT_MESSAGE, text: "halfway"}]) { active } }"""
+
+
+async def test_interrupted_runs_and_limited_providers_are_marked(tab: Tab, demo: Demo) -> None:
+    thread = await new_thread(demo.gql, "ran out")
+    await run_once(demo.gql, thread, "claude", "first")
+    started = await start(demo.gql, thread, "claude", "second")
+    run_id = started["run"]["id"]
+    await demo.gql(LIMIT, run=run_id)
+    await open_lineage(tab, demo.base, f"thread={thread}")
+    marks = await tab.page.evaluate(
+        """(run) => {
+          const cy = window.threadline.cy;
+          return { interrupted: cy.getElementById(`run:${run}`).hasClass("interrupted"),
+                   limited: cy.nodes("[kind='lane'].limited").map((n) => n.data("label")) };
+        }""",
+        run_id,
+    )
+    assert marks == {"interrupted": True, "limited": ["claude · ACTIVE · limited"]}
+    legend = await text(tab.page, "#legend")
+    assert "run interrupted by a usage limit" in legend and "provider limited now" in legend
+    await click_element(tab.page, f"run:{run_id}")
+    await tab.page.wait_for_selector("#details[data-kind='run']")
+    details = await text(tab.page, "#details")
+    assert "INTERRUPTED" in details and "Usage limit5-hour limit" in details
+    await tab.screenshot("lineage-limited")
     stays_home(tab, demo.base)
 
 

@@ -15,7 +15,7 @@ BLOCK = re.compile(r"```graphql\n(.*?)```", re.DOTALL)
 
 def switch_blocks() -> list[str]:
     text = README.read_text()
-    section = text[text.index("A provider switch, end to end") : text.index("## Analyse")]
+    section = text[text.index("A provider switch, end to end") : text.index("## When an account")]
     return BLOCK.findall(section)
 
 
@@ -39,3 +39,41 @@ async def test_the_readme_provider_switch_runs_as_written(gql: GraphQLClient) ->
     assert switch["budget"]["windowSource"] == "PROVIDER"
     assert switch["handoffs"][0]["quality"]["score"] == 1.0
     assert answers[4]["thread"]["items"]["pageInfo"]["hasNextPage"] is False
+
+
+def limit_blocks() -> list[str]:
+    text = README.read_text()
+    section = text[text.index("## When an account runs out") : text.index("## Analyse")]
+    return BLOCK.findall(section)
+
+
+async def test_the_readme_usage_limit_walk_through_runs_as_written(gql: GraphQLClient) -> None:
+    blocks = limit_blocks()
+    assert len(blocks) == 7
+    ids = {"thr_...": (await gql(blocks.pop(0)))["createThread"]["id"]}
+    answers = []
+    for block in blocks:
+        for placeholder, ident in ids.items():
+            block = block.replace(f'"{placeholder}"', f'"{ident}"')
+        answer = await gql(block)
+        answers.append(answer)
+        if "startRun" in answer and "run_..." not in ids:
+            ids["run_..."] = answer["startRun"]["run"]["id"]
+    assert answers[1]["reportProviderLimit"]["active"] is True
+    ranked = answers[2]["suggestProviders"]
+    assert [(s["provider"], s["available"]) for s in ranked] == [
+        ("codex", True),
+        ("claude", False),
+    ]
+    text = answers[3]["startRun"]["contextText"]
+    assert "interrupted by a usage limit (5-hour limit reached)" in text
+    assert "Tokenizer done; the grammar is next." in text
+    assert answers[4]["clearProviderLimit"] == {"provider": "claude", "active": False}
+    assert answers[5]["providerLimits"] == [
+        {
+            "provider": "claude",
+            "reason": "5-hour limit reached",
+            "resetsAt": "2099-01-01T00:00:00+00:00",
+            "active": False,
+        }
+    ]

@@ -20,6 +20,7 @@ from graph.models import (
     HandoffStatus,
     HandoffStrategy,
     HistoryMode,
+    ProviderLimitNode,
     ProviderThreadNode,
     ProviderThreadStatus,
     RunItem,
@@ -100,6 +101,13 @@ class Scenario:
             )
         elif status is RunStatus.FAILED:
             self._after_start(lambda draft, state: run_plans.fail(draft, state, run, "broke"))
+        elif status is RunStatus.INTERRUPTED:
+            limit = ProviderLimitNode(
+                id="lim", workspace="w", provider=provider, reason="limit hit", reportedAt=T0
+            )
+            self._after_start(
+                lambda draft, state: run_plans.interrupt(draft, state, run, limit, items)
+            )
         return decision
 
     def rollback(self, to: int) -> rollbacks.RollbackDecision:

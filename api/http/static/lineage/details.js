@@ -52,7 +52,7 @@ export function runDetails({ run }) {
       ["runtimeMode", run.runtimeMode],
       ["providerThread", run.providerThread && `${run.providerThread.provider} ${run.providerThread.status}`],
       ["nativeTurnRef", run.nativeTurnRef],
-      [t("failure"), run.failureReason],
+      [run.status === "INTERRUPTED" ? t("limitReason") : t("failure"), run.failureReason],
       [t("handoffs"), list(run.contextHandoffs.map((x) => `${x.kind} ${range(x.coveredRunOrdinals)} ${x.status}`))],
       [t("checkpoint"), run.checkpoint?.ref],
     ]),
@@ -105,7 +105,7 @@ export function handoffDetails({ handoff }) {
       [t("quality"), handoff.quality.score.toFixed(2)],
       ...handoff.quality.facets.map((f) => [
         f.kind,
-        `${f.kept}/${f.total}` + (f.missing.length ? ` · ${t("missing")}: ${f.missing.join(", ")}` : ""),
+        `${f.kept}/${f.total}` + (f.missing.length ? ` · ${t("notCarried")}: ${f.missing.join(", ")}` : ""),
       ]),
     ]),
     h("h3", {}, t("summary")),

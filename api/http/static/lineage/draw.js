@@ -1,9 +1,11 @@
 // A family as Cytoscape elements. Threads are the nodes dagre lays out, joined by their
 // fork and subagent edges (and merge-back / subagent-result transfers drawn dashed).
 // Inside each thread box sit, positioned by `place` after the layout:
-//   first row  its runs, one cell per ordinal, coloured by provider (rolled back: faded);
+//   first row  its runs, one cell per ordinal, coloured by provider (rolled back: faded;
+//              interrupted by a usage limit: a dashed dark border);
 //   one lane   per provider thread: native runs filled, runs its handoffs cover pale,
 //              active runs it has not seen hollow, then its handoffs coloured by status.
+// A lane whose provider has a usage limit in force says so, in amber.
 // Rows with nothing to show (a thread without runs yet, e.g. an abandoned fork) are left out.
 // Edges and their labels are drawn above the boxes (manual z-index) on a white backing, so a
 // label that reaches into a box is still whole and readable.
@@ -31,6 +33,8 @@ export const STATUS = {
   FAILED: "#c62828",
 };
 const RETIRED = new Set(["STALE", "DIVERGENT", "FAILED", "ROLLED_BACK"]);
+export const LIMITED = "#b28704";
+const RUN_CLASSES = { ROLLED_BACK: "rolled", INTERRUPTED: "interrupted" };
 // Paint order (with "z-index-compare: manual"): boxes, then what is inside them, then edges.
 const Z = { box: 0, inner: 1, edge: 2 };
 
@@ -77,6 +81,10 @@ export const STYLE = [
   },
   { selector: "node[kind='run']", style: { label: "data(ordinal)", color: "#fff", "font-size": 8 } },
   { selector: "node.rolled", style: { "background-opacity": 0.25, color: "#555" } },
+  {
+    selector: "node[kind='run'].interrupted",
+    style: { "border-width": 2, "border-style": "dashed", "border-color": "#212121" },
+  },
   { selector: "node.handed", style: { "background-opacity": 0.3, "border-width": 1, "border-color": "data(color)" } },
   { selector: "node.missing", style: { "background-color": "#fff", "border-width": 1, "border-color": "#b0bec5" } },
   {
@@ -96,6 +104,7 @@ export const STYLE = [
   },
   { selector: "node[kind='caption']", style: { "border-width": 0, "background-opacity": 0 } },
   { selector: "node[kind='lane'].retired", style: { "border-style": "dashed", color: "#c62828" } },
+  { selector: "node[kind='lane'].limited", style: { "border-width": 2, "border-color": LIMITED, color: LIMITED } },
   {
     selector: "node[kind='handoff']",
     style: {
@@ -141,12 +150,12 @@ export const STYLE = [
 ];
 
 /** The elements of a `lineage` answer, and `place(cy)` to set the inner nodes after layout. */
-export function familyElements(lineage, focus) {
+export function familyElements(lineage, focus, limited = new Map()) {
   const threads = new Map(lineage.nodes.map((n) => [n.thread.id, { ...n.thread, depth: n.depth }]));
   const elements = [];
   const inner = [];
   for (const thread of threads.values()) {
-    const box = threadBox(thread, thread.id === focus);
+    const box = threadBox(thread, thread.id === focus, limited);
     elements.push(box.element);
     for (const node of box.inner) inner.push({ node, thread: thread.id });
   }
@@ -171,7 +180,7 @@ export function familyElements(lineage, focus) {
   return { elements, place };
 }
 
-function threadBox(thread, focused) {
+function threadBox(thread, focused, limited) {
   const runs = thread.runs;
   const last = Math.max(1, ...runs.map((r) => r.ordinal));
   const lanes = thread.providerThreads;
@@ -190,7 +199,7 @@ function threadBox(thread, focused) {
     add({ id: `caption:${thread.id}`, kind: "caption", label: t("runs"), dx: PAD + LABEL / 2, dy: rowY(0), color: "#fff" });
   }
   for (const run of runs) {
-    const classes = run.status === "ROLLED_BACK" ? "rolled" : "";
+    const classes = RUN_CLASSES[run.status] ?? "";
     add(
       { id: `run:${run.id}`, kind: "run", ref: run.id, ordinal: run.ordinal, color: providerColor(run.provider), dx: at(run.ordinal), dy: rowY(0) },
       classes,
@@ -199,8 +208,9 @@ function threadBox(thread, focused) {
   lanes.forEach((pt, index) => {
     const row = first + index;
     const color = providerColor(pt.provider);
-    const retired = RETIRED.has(pt.status) ? "retired" : "";
-    add({ id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label: `${pt.provider} · ${pt.status}`, color, dx: PAD + LABEL / 2, dy: rowY(row) }, retired);
+    const classes = [RETIRED.has(pt.status) ? "retired" : "", limited.has(pt.provider) ? "limited" : ""];
+    const label = `${pt.provider} · ${pt.status}${limited.has(pt.provider) ? ` · ${t("limited")}` : ""}`;
+    add({ id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label, color, dx: PAD + LABEL / 2, dy: rowY(row) }, classes.join(" ").trim());
     const native = new Set(pt.coverage.nativeRunOrdinals);
     const covered = new Set(pt.coverage.coveredRunOrdinals);
     const cells = [

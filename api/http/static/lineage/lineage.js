@@ -5,13 +5,14 @@
 
 import { query, token, Unauthenticated } from "./api.js";
 import * as details from "./details.js";
-import { familyElements, providerColor, STATUS, STYLE } from "./draw.js";
+import { familyElements, LIMITED, providerColor, STATUS, STYLE } from "./draw.js";
 import { t, translate } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const panel = $("details");
 const cy = cytoscape({ container: $("graph"), style: STYLE, autoungrabify: true, minZoom: 0.1 });
 let family = null;
+let limited = new Map(); // provider kind → its usage limit in force
 let asked = 0;
 
 window.threadline = {
@@ -86,12 +87,14 @@ async function load() {
   if (!thread) return setState("empty", t("noThread"));
   setState("loading", t("loading"));
   try {
-    family = (await ask("family", { thread, depth, direction })).lineage;
+    const answer = await ask("family", { thread, depth, direction });
+    family = answer.lineage;
+    limited = new Map(answer.providers.filter((p) => p.limit).map((p) => [p.kind, p.limit]));
   } catch (error) {
     return setState("error", t("failed", error.message));
   }
   if (!family.nodes.length) return setState("empty", t("unknown", thread));
-  const { elements, place } = familyElements(family, thread);
+  const { elements, place } = familyElements(family, thread, limited);
   cy.add(elements);
   // rankSep leaves room between a parent and its children for the edge labels (two lines,
   // up to about 180 px wide at zoom 1 with divergence) so they sit clear of the boxes.
@@ -150,6 +153,8 @@ function legend() {
     details.h("h3", {}, t("providers")),
     details.h("ul", {}, providers.map((p) => swatch(providerColor(p), p))),
     details.h("ul", {}, [
+      swatch("#607d8b", t("interruptedRun"), "interrupted"),
+      swatch(LIMITED, t("limitedProvider"), "limited"),
       swatch("#607d8b", t("native")),
       swatch("#607d8b", t("handed"), "pale"),
       swatch("#607d8b", t("missing"), "hollow"),

@@ -1,0 +1,52 @@
+"""`threadline mcp`: the MCP tools over stdio, for an agent on this machine.
+
+The process serves one caller: the holder of THREADLINE_TOKEN when a tokens file is set,
+else the open workspace. Nothing but the protocol is written to stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING
+
+import typer
+
+from api.cli.checked import settings as checked_settings
+from graph.errors import ThreadlineError
+
+if TYPE_CHECKING:
+    from api.auth import Principal
+    from api.settings import Settings
+
+TOKEN_ENV = "THREADLINE_TOKEN"
+
+
+def principal(settings: Settings) -> Principal:
+    from api.app import load_tokens
+
+    token = os.environ.get(TOKEN_ENV)
+    return load_tokens(settings).authenticate(f"Bearer {token}" if token else None)
+
+
+async def _serve(settings: Settings, caller: Principal) -> None:
+    # The app (its schema, services and lifespan) is heavy to import: only for this command.
+    from api.app import create_app
+    from api.mcp import server as mcp
+    from api.mcp.tools import Gateway
+
+    app = create_app(settings)
+    gateway: Gateway = app.state.gateway
+    async with app.router.lifespan_context(app):
+        await mcp.build(gateway, lambda _: caller).run_stdio_async()
+
+
+def serve_stdio() -> None:
+    """Serve the MCP tools over stdin/stdout (workspace and token from the environment)."""
+    settings = checked_settings()
+    try:
+        caller = principal(settings)
+    except ThreadlineError as error:
+        typer.echo(f"{error.message} Set {TOKEN_ENV} to a token of the tokens file.", err=True)
+        raise typer.Exit(2) from error
+    asyncio.run(_serve(settings, caller))

@@ -1,0 +1,1 @@
+"""Threadline as an MCP server (api/mcp/server.py)."""

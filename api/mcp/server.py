@@ -1,0 +1,248 @@
+"""Threadline over the Model Context Protocol: the tools agents call, over streamable HTTP
+at `/mcp` (the caller's bearer token on every request) or over stdio (`threadline mcp`,
+one principal for the process).
+
+Every tool answers JSON (structured content) and a short text; a failure is a tool error
+whose structured content carries the GraphQL error's `code` and `message`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from starlette.types import Receive, Scope, Send
+
+from api.auth import Principal
+from api.http.requests import refused_caller
+from api.mcp import tools
+from api.mcp.tools import Answer, Gateway, Operation
+from api.services import Services
+from graph.errors import ThreadlineError
+
+# Who is calling: from the request's headers over HTTP, fixed for a stdio process.
+Who = Callable[[Context], Principal]
+ItemKind = Literal[
+    "USER_GOAL",
+    "CONSTRAINT",
+    "DECISION",
+    "FILE_CHANGE",
+    "COMMAND",
+    "TEST",
+    "TOOL_OUTPUT",
+    "PLAN",
+    "TODO",
+    "APPROVAL",
+    "QUESTION",
+    "FAILURE",
+    "CHECKPOINT",
+    "SUBAGENT_RESULT",
+    "ASSISTANT_MESSAGE",
+    "REASONING",
+    "PROTOCOL",
+]
+READ = ToolAnnotations(read_only_hint=True)
+
+
+def result(answer: Answer, summary: Callable[[Any], str]) -> CallToolResult:
+    if answer.failed:
+        return CallToolResult(
+            content=[TextContent(type="text", text=f"{answer.code}: {answer.message}")],
+            structured_content={"code": answer.code, "message": answer.message},
+            is_error=True,
+        )
+    return CallToolResult(
+        content=[TextContent(type="text", text=summary(answer.value))],
+        structured_content={"result": answer.value},
+    )
+
+
+def given(**values: Any) -> dict[str, Any]:
+    """The arguments a caller gave: an omitted one takes the GraphQL argument's default."""
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def build(gateway: Gateway, who: Who) -> MCPServer:
+    server: MCPServer = MCPServer(
+        name="threadline",
+        instructions="Lineage and context of coding-agent threads: read what a handoff left "
+        "out (thread_read), see coverage and lineage, plan a start, fork.",
+    )
+
+    async def call(ctx: Context, operation: Operation, variables: dict[str, Any]) -> Answer:
+        try:
+            principal = who(ctx)
+        except ThreadlineError as error:
+            return Answer(code=error.code.value, message=error.message)
+        return await gateway.run(principal, operation, variables)
+
+    @server.tool(annotations=READ)
+    async def list_threads(
+        ctx: Context,
+        first: int | None = None,
+        after: str | None = None,
+        title_contains: str | None = None,
+    ) -> CallToolResult:
+        """The workspace's threads, oldest first, a page at a time (`after`: a cursor)."""
+        found = await call(
+            ctx,
+            tools.LIST_THREADS,
+            given(first=first, after=after, titleContains=title_contains),
+        )
+        return result(found, lambda page: f"{len(page['edges'])} threads.")
+
+    @server.tool(annotations=READ)
+    async def thread_read(
+        ctx: Context,
+        thread_id: str,
+        first: int | None = None,
+        after: str | None = None,
+        kinds: list[ItemKind] | None = None,
+        run_ordinals: list[int] | None = None,
+    ) -> CallToolResult:
+        """The thread's canonical items, oldest first, a page at a time: what a handoff
+        left out (its `omitted` names run ordinals and kinds to ask for)."""
+        found = await call(
+            ctx,
+            tools.THREAD_READ,
+            given(id=thread_id, first=first, after=after, kinds=kinds, runOrdinals=run_ordinals),
+        )
+        return result(found, lambda thread: f"{len(thread['items']['edges'])} items.")
+
+    @server.tool(annotations=READ)
+    async def thread_context(ctx: Context, thread_id: str) -> CallToolResult:
+        """The thread in short: its runs (ordinal, provider, status) and each provider
+        thread with its coverage and missing runs."""
+        found = await call(ctx, tools.THREAD_CONTEXT, {"id": thread_id})
+        return result(
+            found,
+            lambda thread: (
+                f"{len(thread['runs'])} runs, {len(thread['providerThreads'])} provider threads."
+            ),
+        )
+
+    @server.tool(annotations=READ)
+    async def lineage(
+        ctx: Context,
+        thread_id: str,
+        direction: Literal["ANCESTORS", "DESCENDANTS", "BOTH"] | None = None,
+        depth: int | None = None,
+    ) -> CallToolResult:
+        """The thread's family: ancestors and descendants up to `depth`."""
+        found = await call(
+            ctx, tools.LINEAGE, given(id=thread_id, direction=direction, depth=depth)
+        )
+        return result(found, lambda family: f"{len(family['nodes'])} threads in the family.")
+
+    @server.tool(annotations=READ)
+    async def explain_start(
+        ctx: Context, thread_id: str, provider: str, model: str | None = None
+    ) -> CallToolResult:
+        """What a start on `provider` would do now (a dry run: nothing is written)."""
+        found = await call(
+            ctx, tools.EXPLAIN_START, given(id=thread_id, provider=provider, model=model)
+        )
+        return result(found, lambda plan: f"{plan['strategy']}, {plan['tokenEstimate']} tokens.")
+
+    @server.tool(annotations=READ)
+    async def get_handoff(ctx: Context, handoff_id: str) -> CallToolResult:
+        """A handoff: its text, the items it left out, and its quality."""
+        found = await call(ctx, tools.GET_HANDOFF, {"id": handoff_id})
+        return result(found, lambda handoff: str(handoff["summaryText"]))
+
+    @server.tool(annotations=READ)
+    async def suggest_providers(ctx: Context, thread_id: str) -> CallToolResult:
+        """Every provider that could take the thread, available ones first, the cheapest
+        context first, each with its plan."""
+        found = await call(ctx, tools.SUGGEST_PROVIDERS, {"id": thread_id})
+        return result(
+            found,
+            lambda ranked: ", ".join(
+                f"{s['provider']} ({'available' if s['available'] else 'limited'})" for s in ranked
+            ),
+        )
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+    async def fork_thread(
+        ctx: Context,
+        source_thread_id: str,
+        run_id: str | None = None,
+        latest_stable: bool | None = None,
+        title: str | None = None,
+    ) -> CallToolResult:
+        """A fork of the thread at a completed run (`run_id`) or at its latest completed
+        checkpointed run (`latest_stable`). Needs a token with write scope."""
+        at = given(runId=run_id, latestStable=latest_stable)
+        found = await call(ctx, tools.FORK_THREAD, given(id=source_thread_id, at=at, title=title))
+        return result(found, lambda thread: f"Forked as {thread['id']}.")
+
+    return server
+
+
+# ---- HTTP -------------------------------------------------------------------------
+
+
+def over_http(gateway: Gateway, services: Callable[[], Services]) -> MCPServer:
+    """The server `/mcp` serves: each call as the holder of its request's bearer token."""
+
+    def who(ctx: Context) -> Principal:
+        headers = ctx.headers or {}
+        return services().tokens.authenticate(headers.get("authorization"))
+
+    server = build(gateway, who)
+    # Stateless JSON: every POST is whole in itself, so any worker can answer it. A
+    # service with tokens is protected by them; an open one listens on loopback only.
+    server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    return server
+
+
+@asynccontextmanager
+async def sessions(server: MCPServer) -> AsyncIterator[None]:
+    """The session manager's task group, for the app's lifespan. anyio needs a task group
+    left in the task that entered it, and a lifespan may end in another task than the one
+    it began in (a test's fixture does), so the group lives in a task of its own."""
+    ready, stop = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        async with server.session_manager.run():
+            ready.set()
+            await stop.wait()
+
+    holder = asyncio.create_task(hold())
+    waiting = asyncio.create_task(ready.wait())
+    await asyncio.wait({holder, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    if holder.done():
+        waiting.cancel()
+        holder.result()  # its failure, raised here
+    try:
+        yield
+    finally:
+        stop.set()
+        await holder
+
+
+class Endpoint:
+    """`/mcp`: requests without a valid token (when the service has tokens) are refused
+    before the protocol sees them, `tools/list` included."""
+
+    def __init__(self, server: MCPServer, services: Callable[[], Services]) -> None:
+        self._server = server
+        self._services = services
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or [])
+        authorization = headers.get(b"authorization", b"").decode("latin-1") or None
+        refused = refused_caller(self._services().tokens, authorization)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
+        await self._server.session_manager.handle_request(scope, receive, send)

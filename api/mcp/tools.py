@@ -1,0 +1,134 @@
+"""The MCP tools, each one operation of the public GraphQL schema.
+
+A tool runs its operation in-process, as the caller (their token's workspace and scope),
+through the same schema the `/graphql` endpoint serves: every rule, limit, scope check and
+error code is the GraphQL API's own, and an answer is exactly what GraphQL answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from strawberry import Schema
+
+from api.auth import Principal
+from api.graphql.context import Context
+from api.graphql.errors import with_code
+from api.services import Services
+from graph.errors import ErrorCode
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A tool's result: the GraphQL value, or the first error's code and message."""
+
+    value: Any = None
+    code: str | None = None
+    message: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.code is not None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """`document`'s answer is the value of its field `root`. `missing` names what a null
+    (or empty) answer means, which a tool reports as NOT_FOUND rather than as nothing."""
+
+    document: str
+    root: str
+    missing: str | None = None
+    empty: Callable[[Any], bool] = lambda value: value is None
+
+
+THREAD_SUMMARY = "id title createdAt relationshipToParent parent { id } root { id }"
+
+LIST_THREADS = Operation(
+    f"""query($first: Int, $after: String, $titleContains: String) {{
+  threads(first: $first, after: $after, titleContains: $titleContains) {{
+    edges {{ cursor node {{ {THREAD_SUMMARY} }} }} pageInfo {{ hasNextPage endCursor }} }} }}""",
+    "threads",
+)
+THREAD_READ = Operation(
+    """query($id: ID!, $first: Int, $after: String, $kinds: [RunItemKind!], $runOrdinals: [Int!]) {
+  thread(id: $id) { items(first: $first, after: $after, kinds: $kinds, runOrdinals: $runOrdinals) {
+    edges { cursor node { runId runOrdinal index kind text key path attributes } }
+    pageInfo { hasNextPage endCursor } } } }""",
+    "thread",
+    missing="thread",
+)
+THREAD_CONTEXT = Operation(
+    f"""query($id: ID!) {{ thread(id: $id) {{ {THREAD_SUMMARY} cleanContextRequested
+  runs {{ id ordinal provider status }}
+  providerThreads {{ id provider status nativeRef
+    coverage {{ nativeRunOrdinals coveredRunOrdinals missingRunOrdinals }} }} }} }}""",
+    "thread",
+    missing="thread",
+)
+LINEAGE = Operation(
+    """query($id: ID!, $direction: LineageDirection, $depth: Int) {
+  lineage(threadId: $id, direction: $direction, depth: $depth) {
+    nodes { depth thread { id title relationshipToParent } }
+    edges { from to relationship sourceRunOrdinal } } }""",
+    "lineage",
+    missing="thread",
+    empty=lambda value: value is None or not value["nodes"],
+)
+PLAN = """strategy providerAction providerThread { id provider }
+  handoffStrategies coveredRunOrdinals tokenEstimate omittedCount stalenessSignals explanation
+  budget { windowTokens windowSource usedTokens reserveTokens capTokens budgetTokens }"""
+EXPLAIN_START = Operation(
+    f"""query($id: ID!, $provider: String!, $model: String) {{
+  explainStartContext(threadId: $id, provider: $provider, model: $model) {{ {PLAN} }} }}""",
+    "explainStartContext",
+)
+GET_HANDOFF = Operation(
+    """query($id: ID!) { handoff(id: $id) { id status strategy kind summaryText tokenEstimate
+  summarySource createdByProvider coveredRunOrdinals { from to }
+  thread { id } toProviderThread { id provider }
+  omitted { runOrdinal index kind key path tokenEstimate }
+  quality { score facets { kind kept total missing } } } }""",
+    "handoff",
+    missing="handoff",
+)
+SUGGEST_PROVIDERS = Operation(
+    f"""query($id: ID!) {{ suggestProviders(threadId: $id) {{ provider available resetsAt
+  plan {{ {PLAN} }} }} }}""",
+    "suggestProviders",
+)
+FORK_THREAD = Operation(
+    f"""mutation($id: ID!, $at: SourcePointInput!, $title: String) {{
+  forkThread(sourceThreadId: $id, at: $at, title: $title) {{ {THREAD_SUMMARY}
+    incomingTransfers {{ id type status }} }} }}""",
+    "forkThread",
+)
+
+
+class Gateway:
+    """Runs operations as a principal on the app's schema and services."""
+
+    def __init__(self, schema: Schema, services: Callable[[], Services]) -> None:
+        self._schema = schema
+        self._services = services
+
+    async def run(
+        self, principal: Principal, operation: Operation, variables: Mapping[str, Any]
+    ) -> Answer:
+        context = Context(self._services(), principal=principal)
+        result = await self._schema.execute(
+            operation.document, variable_values=dict(variables), context_value=context
+        )
+        if result.errors:
+            first = with_code(result.errors[0].formatted)
+            return Answer(code=first["extensions"]["code"], message=first["message"])
+        value = (result.data or {}).get(operation.root)
+        if operation.missing and operation.empty(value):
+            ident = variables.get("id")
+            return Answer(
+                code=ErrorCode.NOT_FOUND.value,
+                message=f"No {operation.missing} with id {ident!r} in this workspace.",
+            )
+        return Answer(value=value)

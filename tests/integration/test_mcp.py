@@ -1,0 +1,252 @@
+"""The MCP server, driven by the MCP SDK's own client over streamable HTTP (`/mcp` of a
+running `threadline serve`) and over stdio (`threadline mcp`): every tool against what
+GraphQL answers, scopes, workspaces and tokens."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from graph.store import Store
+from tests.support.graphql import GraphQLClient
+from tests.support.served import serve
+from tests.support.steps import As, run_once, start, tokens_file
+
+pytestmark = pytest.mark.process  # starts processes of its own
+
+TOKENS = {
+    "a-write": ("ws-a", "write"),
+    "a-read": ("ws-a", "read"),
+    "b-write": ("ws-b", "write"),
+}
+TOOLS = {
+    "list_threads",
+    "thread_read",
+    "thread_context",
+    "lineage",
+    "explain_start",
+    "get_handoff",
+    "suggest_providers",
+    "fork_thread",
+}
+ITEMS = [
+    {"kind": "USER_GOAL", "text": "ship the cache"},
+    {"kind": "DECISION", "text": "use an LRU"},
+    {"kind": "COMMAND", "text": "pytest", "attributes": {"exitCode": 0}},
+]
+
+
+@pytest.fixture(scope="module")
+def tokens(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tokens_file(tmp_path_factory.mktemp("mcp-tokens"), TOKENS)
+
+
+@pytest.fixture(scope="module")
+def mcp_api(
+    neo4j_uri: str, tokens: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    yield from serve(neo4j_uri, tmp_path_factory.mktemp("mcp"), TOKENS_FILE=str(tokens))
+
+
+@pytest.fixture
+async def graphql(mcp_api: str, clean_store: Store) -> AsyncIterator[dict[str, GraphQLClient]]:
+    async with httpx.AsyncClient(base_url=mcp_api, timeout=60) as http:
+        base = GraphQLClient(http)
+        yield {name: As(base, name) for name in TOKENS}
+
+
+@asynccontextmanager
+async def over_http(base: str, token: str | None) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client,
+    ):
+        yield client
+
+
+@asynccontextmanager
+async def over_stdio(neo4j_uri: str, tokens: Path, token: str) -> AsyncIterator[Client]:
+    env = {
+        **os.environ,
+        "THREADLINE_NEO4J_URI": neo4j_uri,
+        "THREADLINE_TOKENS_FILE": str(tokens),
+        "THREADLINE_TOKEN": token,
+        "THREADLINE_DB_TIMEOUT_S": "30",
+    }
+    password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
+    if password:
+        env["THREADLINE_NEO4J_PASSWORD"] = password
+    command = StdioServerParameters(command=sys.executable, args=["-m", "api.cli", "mcp"], env=env)
+    async with Client(command, read_timeout_seconds=60) as client:
+        yield client
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> Any:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content["result"]
+
+
+async def failure(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, result
+    assert result.structured_content is not None
+    return dict(result.structured_content)
+
+
+async def family(gql: GraphQLClient) -> dict[str, str]:
+    """A thread with a codex run and a claude switch (a handoff), and a fork."""
+    thread = (await gql('mutation { createThread(id: "shared", title: "Cache work") { id } }'))[
+        "createThread"
+    ]["id"]
+    first = await run_once(gql, thread, "codex", "build the cache", items=ITEMS)
+    switch = await run_once(gql, thread, "claude", "test the cache")
+    return {
+        "thread": thread,
+        "run": first["run"]["id"],
+        "handoff": switch["handoffs"][0]["id"],
+    }
+
+
+async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None:
+    ids = await family(gql)
+    listed = await client.list_tools()
+    assert {tool.name for tool in listed.tools} == TOOLS
+
+    threads = await call(client, "list_threads", title_contains="cache")
+    assert [e["node"]["id"] for e in threads["edges"]] == [ids["thread"]]
+    assert (await call(client, "list_threads", title_contains="nothing"))["edges"] == []
+
+    read = await call(client, "thread_read", thread_id=ids["thread"], kinds=["DECISION"])
+    truth = await gql(
+        """query($id: ID!) { thread(id: $id) { items(kinds: [DECISION]) {
+        edges { node { runOrdinal index kind text } } } } }""",
+        id=ids["thread"],
+    )
+    assert [
+        {k: e["node"][k] for k in ("runOrdinal", "index", "kind", "text")}
+        for e in read["items"]["edges"]
+    ] == [e["node"] for e in truth["thread"]["items"]["edges"]]
+
+    context = await call(client, "thread_context", thread_id=ids["thread"])
+    coverage = await gql(
+        """query($id: ID!) { thread(id: $id) { runs { ordinal provider status }
+        providerThreads { id coverage { missingRunOrdinals } } } }""",
+        id=ids["thread"],
+    )
+    assert [{k: r[k] for k in ("ordinal", "provider", "status")} for r in context["runs"]] == (
+        coverage["thread"]["runs"]
+    )
+    assert {
+        pt["id"]: pt["coverage"]["missingRunOrdinals"] for pt in context["providerThreads"]
+    } == {
+        pt["id"]: pt["coverage"]["missingRunOrdinals"]
+        for pt in coverage["thread"]["providerThreads"]
+    }
+
+    plan = await call(client, "explain_start", thread_id=ids["thread"], provider="codex")
+    explained = await gql(
+        """query($id: ID!) { explainStartContext(threadId: $id, provider: "codex") {
+        strategy handoffStrategies coveredRunOrdinals tokenEstimate } }""",
+        id=ids["thread"],
+    )
+    assert {k: plan[k] for k in explained["explainStartContext"]} == explained[
+        "explainStartContext"
+    ]
+
+    handoff = await call(client, "get_handoff", handoff_id=ids["handoff"])
+    stored = await gql(
+        """query($id: ID!) { handoff(id: $id) { summaryText quality { score } } }""",
+        id=ids["handoff"],
+    )
+    assert handoff["summaryText"] == stored["handoff"]["summaryText"]
+    assert handoff["quality"]["score"] == stored["handoff"]["quality"]["score"]
+
+    ranked = await call(client, "suggest_providers", thread_id=ids["thread"])
+    assert [s["provider"] for s in ranked] == ["claude", "codex"]
+
+    fork = await call(client, "fork_thread", source_thread_id=ids["thread"], run_id=ids["run"])
+    family_now = await call(client, "lineage", thread_id=ids["thread"])
+    assert {n["thread"]["id"] for n in family_now["nodes"]} == {ids["thread"], fork["id"]}
+
+    for tool, arguments in (
+        ("thread_read", {"thread_id": "nope"}),
+        ("thread_context", {"thread_id": "nope"}),
+        ("lineage", {"thread_id": "nope"}),
+        ("explain_start", {"thread_id": "nope", "provider": "codex"}),
+        ("get_handoff", {"handoff_id": "nope"}),
+        ("suggest_providers", {"thread_id": "nope"}),
+    ):
+        assert (await failure(client, tool, **arguments))["code"] == "NOT_FOUND", tool
+
+
+async def test_every_tool_over_http_answers_what_graphql_answers(
+    mcp_api: str, graphql: dict[str, GraphQLClient]
+) -> None:
+    async with over_http(mcp_api, "a-write") as client:
+        await every_tool_matches_graphql(client, graphql["a-write"])
+
+
+async def test_every_tool_over_stdio_answers_what_graphql_answers(
+    mcp_api: str, neo4j_uri: str, tokens: Path, graphql: dict[str, GraphQLClient]
+) -> None:
+    async with over_stdio(neo4j_uri, tokens, "a-write") as client:
+        await every_tool_matches_graphql(client, graphql["a-write"])
+
+
+async def test_a_read_token_cannot_fork(mcp_api: str, graphql: dict[str, GraphQLClient]) -> None:
+    ids = await family(graphql["a-write"])
+    async with over_http(mcp_api, "a-read") as client:
+        assert (await call(client, "thread_context", thread_id=ids["thread"]))["id"] == "shared"
+        refused = await failure(client, "fork_thread", source_thread_id="shared", run_id=ids["run"])
+        assert refused["code"] == "FORBIDDEN"
+    lineage = await graphql["a-read"]('{ lineage(threadId: "shared") { nodes { depth } } }')
+    assert len(lineage["lineage"]["nodes"]) == 1  # nothing was forked
+
+
+async def test_a_second_workspace_with_the_same_id_sees_nothing(
+    mcp_api: str, graphql: dict[str, GraphQLClient]
+) -> None:
+    ids = await family(graphql["a-write"])
+    async with over_http(mcp_api, "b-write") as client:
+        assert (await call(client, "list_threads"))["edges"] == []
+        for tool, arguments in (
+            ("thread_read", {"thread_id": "shared"}),
+            ("thread_context", {"thread_id": "shared"}),
+            ("lineage", {"thread_id": "shared"}),
+            ("get_handoff", {"handoff_id": ids["handoff"]}),
+            ("fork_thread", {"source_thread_id": "shared", "run_id": ids["run"]}),
+        ):
+            assert (await failure(client, tool, **arguments))["code"] == "NOT_FOUND", tool
+    # b's own thread "shared" is b's alone.
+    await graphql["b-write"]('mutation { createThread(id: "shared") { id } }')
+    await start(graphql["b-write"], "shared", "codex", "b's run")
+    async with over_http(mcp_api, "b-write") as client:
+        context = await call(client, "thread_context", thread_id="shared")
+        assert [r["provider"] for r in context["runs"]] == ["codex"]
+
+
+async def test_a_request_without_a_valid_token_is_refused(mcp_api: str) -> None:
+    for token in (None, "not-a-token"):
+        async with httpx.AsyncClient(base_url=mcp_api) as http:
+            response = await http.post(
+                "/mcp",
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                headers={"Accept": "application/json, text/event-stream"}
+                | ({"Authorization": f"Bearer {token}"} if token else {}),
+            )
+        assert response.status_code == 401
+        assert response.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
