@@ -55,6 +55,7 @@ class EventType(StrEnum):
     TRANSFER_SUPERSEDED = "transfer.superseded"
     SUBAGENT_SPAWNED = "subagent.spawned"
     SUBAGENT_RECORDED = "subagent.recorded"
+    SESSION_IMPORTED = "session.imported"
 
 
 class Payload(BaseModel):
@@ -263,6 +264,17 @@ class TransferSuperseded(Payload):
     transferId: str
     reason: str | None = None
     supersededBy: str | None = None
+
+
+class SessionImported(Payload):
+    """Runs of a provider's session file joined the thread (`covered`: their ordinals)."""
+
+    kind = EventType.SESSION_IMPORTED
+    providerThreadId: str
+    sessionId: str
+    importedRuns: int
+    skippedRuns: int
+    covered: list[int] | None = None  # [from, to]; None when nothing was new
 
 
 def _models(base: type[Payload]) -> Iterator[type[Payload]]:

@@ -26,6 +26,11 @@ class ThreadRelationship(StrEnum):
     SUBAGENT = "SUBAGENT"
 
 
+class SessionFormat(StrEnum):
+    CLAUDE_CODE_JSONL = "CLAUDE_CODE_JSONL"
+    CODEX_ROLLOUT_JSONL = "CODEX_ROLLOUT_JSONL"
+
+
 class RunStatus(StrEnum):
     STARTING = "STARTING"
     RUNNING = "RUNNING"
@@ -295,6 +300,7 @@ class RunNode(Node):
     items: list[RunItem] = Field(default_factory=list)
     checkpoint: CheckpointNode | None = None
     consumedHandoffIds: list[str] = Field(default_factory=list)
+    importKey: str | None = None  # an imported run: its fingerprint in the session file
 
 
 # Bumped when a digest keeps something new; older digests are read from their runs.
@@ -377,6 +383,7 @@ class ProviderThreadNode(Node):
     staleSignals: list[StalenessSignal] | None = None  # when STALE: the signals that retired it
     nativeRanges: list[int] = Field(default_factory=list)  # flattened Ranges
     contextUsage: ContextUsage | None = None  # the latest usage its provider reported
+    sessionKey: str | None = None  # an imported session: "<provider>:<session id>"
 
     @property
     def native(self) -> Ranges:

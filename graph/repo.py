@@ -341,6 +341,12 @@ async def summaries_by_key(tx: Tx, workspace: str, keys: Sequence[str]) -> dict[
     return {row["key"]: handoff_from(row["handoff"]) for row in rows}
 
 
+async def imported_session(tx: Tx, workspace: str, session_key: str) -> Row | None:
+    """The thread and provider thread an earlier import of the session made (and its
+    runs' fingerprints, `importKeys`), or None."""
+    return await tx.row("import/session", workspace=workspace, sessionKey=session_key)
+
+
 async def active_limits(tx: Tx, workspace: str, now: datetime) -> list[ProviderLimitNode]:
     """The workspace's usage limits in force at `now`, by provider name."""
     rows = await tx.rows("limit/active", workspace=workspace, now=now)

@@ -33,6 +33,7 @@ from graph import models
 from graph.errors import ErrorCode, ThreadlineError
 from resolvers.handoffs.budget import ContextPolicy, context_budget
 from resolvers.handoffs.requests import SummaryRequest
+from resolvers.imports.plan import Imported
 from resolvers.lineage.rollback import RollbackDecision
 from resolvers.past.as_of import Instant
 from resolvers.past.replay import Explained
@@ -179,6 +180,25 @@ class StartContextPlan:
             differs_from_record=found.differsFromRecord,
             budget=_budget(found.budget),
             omitted_count=found.omittedCount,
+        )
+
+
+@strawberry.type
+class SessionImport:
+    thread: Thread
+    provider_thread: ProviderThread
+    imported_runs: int
+    skipped_runs: int = strawberry.field(
+        description="Runs already imported from an earlier copy of the same session."
+    )
+
+    @classmethod
+    async def of(cls, info: Info, made: Imported) -> SessionImport:
+        return cls(
+            thread=await required(by_id(info, Thread, made.threadId)),
+            provider_thread=await required(by_id(info, ProviderThread, made.providerThreadId)),
+            imported_runs=made.importedRuns,
+            skipped_runs=made.skippedRuns,
         )
 
 

@@ -24,6 +24,8 @@ from graph.store import deadline_in
 TEXT_ARGUMENTS = frozenset(
     {"input", "reason", "task", "result", "summary_text", "text", "attributes"}
 )
+# Arguments that carry a whole file: bounded by the request body's limit alone.
+FILE_ARGUMENTS = frozenset({"content"})
 
 
 def check_root_arguments(
@@ -55,7 +57,13 @@ def _check(settings: Settings, name: str, value: Any) -> None:
     if isinstance(value, str):
         if not value.isascii() and _has_lone_surrogate(value):
             raise invalid(f"{name} is not valid Unicode: it holds a lone surrogate.")
-        limit = settings.max_text_chars if name in TEXT_ARGUMENTS else settings.max_name_chars
+        limit = (
+            settings.max_body_bytes
+            if name in FILE_ARGUMENTS
+            else settings.max_text_chars
+            if name in TEXT_ARGUMENTS
+            else settings.max_name_chars
+        )
         if len(value) > limit:
             raise invalid(f"{name} is {len(value)} characters; the limit is {limit}.")
     elif isinstance(value, dict):

@@ -3,11 +3,12 @@ work (`api.commands`), the arguments its receipt covers, and how its answer is s
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 
 import strawberry
 
-from api.commands import handoffs, limits, lineage, runs
+from api.commands import handoffs, imports, limits, lineage, runs
 from api.graphql import answers as a
 from api.graphql import types as t
 from api.graphql.inputs import (
@@ -18,6 +19,7 @@ from api.graphql.inputs import (
 )
 from api.graphql.mutate import mutate
 from graph import models
+from resolvers.imports.plan import Imported
 from resolvers.lineage.rollback import RollbackDecision
 from resolvers.start.decision import StartRequest
 from resolvers.start.plan import StartOutcome
@@ -253,6 +255,40 @@ class Mutation:
             limits.Cleared,
             lambda tx, caller: limits.clear_provider_limit(tx, caller, provider),
             lambda cleared: t.ProviderLimit.of(cleared.limit) if cleared.limit else None,
+        )
+
+    @t.described(
+        "A provider's own session file (Claude Code JSONL, Codex rollout JSONL) as a thread: "
+        "one completed run per request, natively covered by one provider thread. The same "
+        "session again adds only its new runs.",
+        mutation=True,
+    )
+    async def import_session(
+        self,
+        info: Info,
+        format: t.SessionFormat,
+        content: str,
+        thread_id: strawberry.ID | None = None,
+        title: str | None = None,
+        command_id: str | None = None,
+    ) -> a.SessionImport:
+        chosen = models.SessionFormat(format)
+        args = {
+            "format": chosen.value,
+            "content": hashlib.sha256(content.encode()).hexdigest(),  # the file, by its hash
+            "threadId": thread_id,
+            "title": title,
+        }
+        return await mutate(
+            info,
+            "importSession",
+            args,
+            command_id,
+            Imported,
+            lambda tx, caller: imports.import_session(
+                tx, caller, chosen, content, thread_id, title
+            ),
+            lambda made: a.SessionImport.of(info, made),
         )
 
     @strawberry.mutation

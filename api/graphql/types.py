@@ -102,6 +102,7 @@ StalenessSignal = models.StalenessSignal
 LineageDirection = models.LineageDirection
 SummarySource = models.SummarySource
 ContextWindowSource = models.ContextWindowSource
+SessionFormat = models.SessionFormat
 for _enum in (
     Actor,
     ThreadRelationship,
@@ -122,6 +123,7 @@ for _enum in (
     LineageDirection,
     SummarySource,
     ContextWindowSource,
+    SessionFormat,
 ):
     strawberry.enum(_enum)
 

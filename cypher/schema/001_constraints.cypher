@@ -10,6 +10,8 @@ CREATE CONSTRAINT run_id IF NOT EXISTS FOR (n:Run) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT run_workspace_thread_ordinal IF NOT EXISTS FOR (n:Run) REQUIRE (n.workspace, n.threadId, n.ordinal) IS UNIQUE;
 CREATE CONSTRAINT checkpoint_id IF NOT EXISTS FOR (n:Checkpoint) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT provider_thread_id IF NOT EXISTS FOR (n:ProviderThread) REQUIRE n.id IS UNIQUE;
+// An imported session has one provider thread per workspace (two racing imports: one fails).
+CREATE CONSTRAINT provider_thread_session IF NOT EXISTS FOR (n:ProviderThread) REQUIRE (n.workspace, n.sessionKey) IS UNIQUE;
 CREATE CONSTRAINT transfer_id IF NOT EXISTS FOR (n:ContextTransfer) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT handoff_id IF NOT EXISTS FOR (n:ContextHandoff) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT provider_limit_id IF NOT EXISTS FOR (n:ProviderLimit) REQUIRE n.id IS UNIQUE;

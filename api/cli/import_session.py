@@ -1,0 +1,84 @@
+"""`threadline import FILE --format ...`: a provider's session file as a thread, sent in
+pieces of whole runs so that a long session fits the service's request limit."""
+
+from __future__ import annotations
+
+import asyncio
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from api.cli.checked import settings as checked_settings
+from graph.errors import ThreadlineError
+from graph.models import SessionFormat
+
+IMPORT = """mutation($format: SessionFormat!, $content: String!, $id: ID, $title: String) {
+  importSession(format: $format, content: $content, threadId: $id, title: $title) {
+    thread { id } importedRuns skippedRuns } }"""
+
+
+class FileFormat(StrEnum):
+    claude_code = "claude-code"
+    codex = "codex"
+
+    @property
+    def session_format(self) -> SessionFormat:
+        if self is FileFormat.claude_code:
+            return SessionFormat.CLAUDE_CODE_JSONL
+        return SessionFormat.CODEX_ROLLOUT_JSONL
+
+
+def import_file(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="The session file.")],
+    fmt: Annotated[FileFormat, typer.Option("--format", "-f", help="claude-code or codex.")],
+    thread_id: str | None = typer.Option(None, help="The id of the thread a first import makes."),
+    title: str | None = typer.Option(None, help="Its title (default: the first request)."),
+    workspace: str = typer.Option("default", help="The workspace (in-process only)."),
+    url: str | None = typer.Option(None, help="Import into a running Threadline at this URL."),
+    token: str | None = typer.Option(
+        None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."
+    ),
+    piece_chars: int = typer.Option(
+        1_000_000, min=10_000, help="Characters of the file sent per request, at most."
+    ),
+) -> None:
+    """Import a Claude Code session (~/.claude/projects/...) or a Codex rollout
+    (~/.codex/sessions/...); importing it again adds only its new runs."""
+    from api.cli.demo_client import DemoError, in_process, remote
+    from api.cli.target import quiet_driver_notifications
+    from resolvers.imports.pieces import pieces
+    from resolvers.imports.plan import parse
+
+    settings = checked_settings()
+    quiet_driver_notifications()
+    content = file.read_text(encoding="utf-8")
+    session_format = fmt.session_format
+    try:
+        cut = pieces(content, parse(session_format, content), piece_chars)
+    except ThreadlineError as error:
+        typer.echo(f"{file}: {error.message}", err=True)
+        raise typer.Exit(2) from error
+
+    async def send() -> list[dict[str, Any]]:
+        client = remote(url, token) if url else in_process(settings, workspace)
+        answers = []
+        async with client as gql:
+            for piece in cut:
+                found = await gql(
+                    IMPORT, format=session_format.value, content=piece, id=thread_id, title=title
+                )
+                answers.append(found["importSession"])
+        return answers
+
+    try:
+        answers = asyncio.run(send())
+    except (DemoError, OSError) as error:
+        typer.echo(f"The import failed: {error}", err=True)
+        raise typer.Exit(1) from error
+    imported = sum(a["importedRuns"] for a in answers)
+    skipped = sum(a["skippedRuns"] for a in answers)
+    typer.echo(
+        f"thread {answers[-1]['thread']['id']}: {imported} runs imported, {skipped} already there"
+    )

@@ -1,0 +1,191 @@
+"""A Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`).
+
+Each line is a JSON object. The importer reads lines of `type` `user` and `assistant`:
+`sessionId`, `cwd`, `timestamp`, `isMeta`, `isSidechain`, and `message` with `role`,
+`model` and `content` (a string, or parts: `text`, `thinking`, `tool_use` with `id`,
+`name`, `input`; `tool_result` with `tool_use_id`, `content`, `is_error`). Every other
+line type (`summary`, `system`, `file-history-snapshot`, ...) is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graph.errors import invalid
+from graph.models import RunItemKind
+from resolvers.imports.session import (
+    ImportedRun,
+    ParsedSession,
+    Step,
+    json_lines,
+    line_count,
+    listed,
+    mapping,
+    relative,
+    timestamp,
+    trimmed,
+)
+
+PROVIDER = "claude"
+# Lines Claude Code writes for the person's slash commands and their local output: not
+# requests to the model.
+COMMAND_MARKERS = ("<command-name>", "<command-message>", "<command-args>", "<local-command-")
+EDITS = {
+    "Edit": "modified",
+    "MultiEdit": "modified",
+    "Write": "written",
+    "NotebookEdit": "modified",
+}
+EXIT_CODE = re.compile(r"^Exit code (\d+)")
+
+
+def looks_like(line: dict[str, Any]) -> bool:
+    return "sessionId" in line and "payload" not in line
+
+
+def parse(content: str) -> ParsedSession:
+    reader = _Reader()
+    for number, line in json_lines(content):
+        if not looks_like(line) and "payload" in line:
+            raise invalid(
+                f"Line {number} looks like a Codex rollout (CODEX_ROLLOUT_JSONL), "
+                "not a Claude Code session."
+            )
+        reader.number = number
+        reader.read(line)
+    if reader.session_id is None:
+        raise invalid("No line names its sessionId: this is not a Claude Code session file.")
+    return ParsedSession(reader.session_id, PROVIDER, reader.cwd, reader.runs)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.number = 0  # the line being read
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.runs: list[ImportedRun] = []
+        self._calls: dict[str, tuple[str, Step | None]] = {}  # tool_use id → name, its step
+
+    def read(self, line: dict[str, Any]) -> None:
+        self.session_id = self.session_id or _text(line.get("sessionId"))
+        self.cwd = self.cwd or _text(line.get("cwd"))
+        kind = line.get("type")
+        if kind not in ("user", "assistant") or line.get("isSidechain"):
+            return  # a subagent's own conversation comes back as its Task tool's result
+        message = mapping(line.get("message"))
+        at = timestamp(line.get("timestamp"))
+        if kind == "user":
+            self._user(line, message, at)
+        else:
+            self._assistant(message, at)
+
+    @property
+    def _run(self) -> ImportedRun | None:
+        return self.runs[-1] if self.runs else None
+
+    def _user(self, line: dict[str, Any], message: dict[str, Any], at: Any) -> None:
+        content = message.get("content")
+        given = [{"type": "text", "text": content}] if isinstance(content, str) else listed(content)
+        parts = [mapping(p) for p in given]
+        for part in parts:
+            if part.get("type") == "tool_result":
+                self._result(part)
+        text = "\n".join(str(p.get("text", "")) for p in parts if p.get("type") == "text").strip()
+        injected = bool(line.get("isMeta")) or text.startswith(COMMAND_MARKERS)
+        if text and not injected:
+            first = not self.runs
+            self.runs.append(
+                ImportedRun(input=text, startedAt=at, line=self.number, completedAt=at)
+            )
+            if first:
+                self.runs[-1].steps.append(Step(RunItemKind.USER_GOAL, text))
+        elif text and self._run is not None:
+            self._run.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text)))
+        if self._run is not None:
+            self._run.seen(at)
+
+    def _assistant(self, message: dict[str, Any], at: Any) -> None:
+        run = self._run
+        if run is None:
+            return  # nothing asked yet: a resumed session's replayed context
+        run.model = _text(message.get("model")) or run.model
+        run.seen(at)
+        content = message.get("content")
+        for part in map(mapping, listed(content)):
+            kind = part.get("type")
+            if kind == "text" and str(part.get("text", "")).strip():
+                run.steps.append(Step(RunItemKind.ASSISTANT_MESSAGE, str(part["text"]).strip()))
+            elif kind == "thinking":
+                run.steps.append(Step(RunItemKind.REASONING, str(part.get("thinking", ""))))
+            elif kind == "tool_use":
+                self._call(run, part)
+
+    def _call(self, run: ImportedRun, part: dict[str, Any]) -> None:
+        name = str(part.get("name", "tool"))
+        given = mapping(part.get("input"))
+        step: Step | None = None
+        if name == "Bash":
+            step = Step(RunItemKind.COMMAND, str(given.get("command", "")))
+        elif name in EDITS:
+            path = str(given.get("file_path") or given.get("notebook_path") or "")
+            added, removed = _edit_size(given)
+            step = Step(
+                RunItemKind.FILE_CHANGE,
+                "",
+                path=relative(path, self.cwd),
+                attributes={"changeKind": EDITS[name], "additions": added, "deletions": removed},
+            )
+        elif name == "TodoWrite":
+            for todo in given.get("todos") or []:
+                if isinstance(todo, dict):
+                    text = str(todo.get("content", ""))
+                    status = str(todo.get("status", ""))
+                    run.steps.append(
+                        Step(RunItemKind.TODO, text, key=text, attributes={"status": status})
+                    )
+        if step is not None:
+            run.steps.append(step)
+        self._calls[str(part.get("id", ""))] = (name, step)
+
+    def _result(self, part: dict[str, Any]) -> None:
+        name, step = self._calls.pop(str(part.get("tool_use_id", "")), ("tool", None))
+        output = _result_text(part.get("content"))
+        failed = bool(part.get("is_error"))
+        run = self._run
+        if step is not None and step.kind is RunItemKind.COMMAND:
+            code = EXIT_CODE.match(output)
+            if code:
+                step.attributes["exitCode"] = int(code.group(1))
+            elif not failed:
+                step.attributes["exitCode"] = 0
+            else:
+                step.attributes["outcome"] = "failed"
+        if run is not None and output.strip():
+            attributes = {"isError": True} if failed else {}
+            run.steps.append(
+                Step(RunItemKind.TOOL_OUTPUT, trimmed(output), key=name, attributes=attributes)
+            )
+
+
+def _edit_size(given: dict[str, Any]) -> tuple[int, int]:
+    """Lines added and removed by an Edit, MultiEdit or Write call."""
+    edits = listed(given.get("edits")) or [given]
+    added = removed = 0
+    for edit in edits:
+        if isinstance(edit, dict):
+            added += line_count(str(edit.get("new_string") or edit.get("content") or ""))
+            removed += line_count(str(edit.get("old_string") or ""))
+    return added, removed
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

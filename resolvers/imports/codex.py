@@ -1,0 +1,232 @@
+"""A Codex rollout file (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`).
+
+Each line is `{"timestamp", "type", "payload"}`. The importer reads `session_meta`
+(`payload.id`, `payload.cwd`), `turn_context` (`payload.model`) and `response_item`
+lines by `payload.type`: `message` (`role`, `content` parts `input_text` / `output_text`),
+`reasoning` (`summary` parts), `function_call` (`name`, `arguments` as JSON text,
+`call_id`), `function_call_output` (`call_id`, `output`: JSON text with `output` and
+`metadata.exit_code`, or plain text starting `Exit code: N`), `custom_tool_call` (`name`,
+`input`, `call_id`: `apply_patch` carries the patch) and `custom_tool_call_output`,
+`local_shell_call` (`action.command`). Every other line (`event_msg`, `compacted`, ...)
+and payload type is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from graph.errors import invalid
+from graph.models import RunItemKind
+from resolvers.imports.session import (
+    ImportedRun,
+    ParsedSession,
+    Step,
+    json_lines,
+    listed,
+    mapping,
+    relative,
+    timestamp,
+    trimmed,
+)
+
+PROVIDER = "codex"
+# What Codex itself puts in user messages: context it injects, not the person's request.
+INJECTED = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "# AGENTS.md instructions",
+    "<permissions",
+)
+SHELLS = {"shell", "container.exec", "local_shell_call", "shell_command", "exec_command"}
+EXIT_CODE = re.compile(r"^Exit code: (\d+)")
+PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$")
+CHANGE_KIND = {"Add": "added", "Update": "modified", "Delete": "deleted"}
+
+
+def looks_like(line: dict[str, Any]) -> bool:
+    return "payload" in line and "type" in line
+
+
+def parse(content: str) -> ParsedSession:
+    reader = _Reader()
+    for number, line in json_lines(content):
+        if not looks_like(line):
+            if "sessionId" in line:
+                raise invalid(
+                    f"Line {number} looks like a Claude Code session (CLAUDE_CODE_JSONL), "
+                    "not a Codex rollout."
+                )
+            continue
+        reader.number = number
+        reader.read(line)
+    if reader.session_id is None:
+        raise invalid("No session_meta line names the session: this is not a Codex rollout.")
+    return ParsedSession(reader.session_id, PROVIDER, reader.cwd, reader.runs)
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.number = 0  # the line being read
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.model: str | None = None
+        self.runs: list[ImportedRun] = []
+        self._calls: dict[str, tuple[str, Step | None]] = {}  # call_id → name, its step
+
+    def read(self, line: dict[str, Any]) -> None:
+        payload = mapping(line.get("payload"))
+        kind = line.get("type")
+        at = timestamp(line.get("timestamp"))
+        if kind == "session_meta":
+            self.session_id = self.session_id or _text(payload.get("id"))
+            self.cwd = self.cwd or _text(payload.get("cwd"))
+        elif kind == "turn_context":
+            self.model = _text(payload.get("model")) or self.model
+        elif kind == "response_item":
+            self._item(payload, at)
+
+    @property
+    def _run(self) -> ImportedRun | None:
+        return self.runs[-1] if self.runs else None
+
+    def _item(self, payload: dict[str, Any], at: Any) -> None:
+        kind = payload.get("type")
+        if kind == "message":
+            self._message(payload, at)
+            return
+        run = self._run
+        if run is None:
+            return
+        run.seen(at)
+        if kind == "reasoning":
+            summary = listed(payload.get("summary"))
+            text = "\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict))
+            run.steps.append(Step(RunItemKind.REASONING, text))
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._call(run, payload)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self._output(run, payload)
+
+    def _message(self, payload: dict[str, Any], at: Any) -> None:
+        role = payload.get("role")
+        parts = listed(payload.get("content"))
+        text = "\n".join(
+            str(p.get("text", "")) for p in parts if isinstance(p, dict) and "text" in p
+        ).strip()
+        if not text:
+            return
+        if role == "user" and not text.startswith(INJECTED):
+            first = not self.runs
+            self.runs.append(
+                ImportedRun(
+                    input=text, startedAt=at, line=self.number, completedAt=at, model=self.model
+                )
+            )
+            if first:
+                self.runs[-1].steps.append(Step(RunItemKind.USER_GOAL, text))
+            return
+        run = self._run
+        if run is None:
+            return
+        run.seen(at)
+        if role == "assistant":
+            run.steps.append(Step(RunItemKind.ASSISTANT_MESSAGE, text))
+        else:  # what Codex injects, and developer or system messages
+            run.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text)))
+
+    def _call(self, run: ImportedRun, payload: dict[str, Any]) -> None:
+        name = str(payload.get("name") or payload.get("type"))
+        given = _arguments(payload)
+        call = str(payload.get("call_id") or payload.get("id") or "")
+        if name == "apply_patch":
+            patch = payload.get("input") if isinstance(payload.get("input"), str) else None
+            run.steps.extend(_patched(patch or str(given.get("input", "")), self.cwd))
+            self._calls[call] = (name, None)
+            return
+        if name in SHELLS:
+            step = Step(RunItemKind.COMMAND, _command(given))
+            run.steps.append(step)
+            self._calls[call] = (name, step)
+            return
+        self._calls[call] = (name, None)
+
+    def _output(self, run: ImportedRun, payload: dict[str, Any]) -> None:
+        name, step = self._calls.pop(str(payload.get("call_id", "")), ("tool", None))
+        output, code = _outcome(payload.get("output"))
+        if step is not None and code is not None:
+            step.attributes["exitCode"] = code
+        if output.strip():
+            failed = {"isError": True} if code not in (None, 0) else {}
+            run.steps.append(
+                Step(RunItemKind.TOOL_OUTPUT, trimmed(output), key=name, attributes=failed)
+            )
+
+
+def _arguments(payload: dict[str, Any]) -> dict[str, Any]:
+    if "action" in payload:  # local_shell_call
+        return mapping(payload["action"])
+    raw = payload.get("arguments")
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def _command(given: dict[str, Any]) -> str:
+    command = given.get("command", given.get("cmd", ""))
+    if isinstance(command, list):
+        # ["bash", "-lc", "pytest -q"]: the script is what was run.
+        words = [str(word) for word in command]
+        return words[-1] if len(words) >= 3 and words[1] in ("-lc", "-c") else " ".join(words)
+    return str(command)
+
+
+def _outcome(output: Any) -> tuple[str, int | None]:
+    """The output's text and exit code (None when the output does not say)."""
+    text = output if isinstance(output, str) else json.dumps(output)
+    try:
+        parsed = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        parsed = None
+    if isinstance(parsed, dict) and "output" in parsed:
+        metadata = mapping(parsed.get("metadata"))
+        code = metadata.get("exit_code")
+        return str(parsed["output"]), code if isinstance(code, int) else None
+    found = EXIT_CODE.match(text)
+    return text, int(found.group(1)) if found else None
+
+
+def _patched(patch: str, cwd: str | None) -> list[Step]:
+    """One FILE_CHANGE per file an apply_patch names, with its added and removed lines."""
+    steps: list[Step] = []
+    for line in patch.splitlines():
+        found = PATCH_FILE.match(line)
+        if found:
+            steps.append(
+                Step(
+                    RunItemKind.FILE_CHANGE,
+                    "",
+                    path=relative(found.group(2).strip(), cwd),
+                    attributes={
+                        "changeKind": CHANGE_KIND[found.group(1)],
+                        "additions": 0,
+                        "deletions": 0,
+                    },
+                )
+            )
+        elif steps and line.startswith("+") and not line.startswith("+++"):
+            steps[-1].attributes["additions"] += 1
+        elif steps and line.startswith("-") and not line.startswith("---"):
+            steps[-1].attributes["deletions"] += 1
+    return steps
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

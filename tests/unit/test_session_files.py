@@ -1,0 +1,115 @@
+"""Reading Claude Code session files and Codex rollouts, without a database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graph.errors import ErrorCode, ThreadlineError
+from graph.models import RunItemKind, SessionFormat
+from resolvers.imports import claude_code, codex
+from resolvers.imports.pieces import pieces
+from resolvers.imports.plan import parse
+
+SESSIONS = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
+
+
+def read(name: str) -> str:
+    return (SESSIONS / name).read_text()
+
+
+def kinds(run: object) -> list[RunItemKind]:
+    return [item.kind for item in run.items()]  # type: ignore[attr-defined]
+
+
+def test_claude_code_requests_are_runs_and_injected_lines_are_not() -> None:
+    session = claude_code.parse(read("claude_code.jsonl"))
+    assert (session.provider, session.cwd) == ("claude", "/home/dev/shop")
+    assert [run.input for run in session.runs] == [
+        "Customers are charged twice when a payment is retried. Find out why.",
+        "Add an idempotency key to every charge request.",
+    ]
+    first, second = session.runs
+    assert kinds(first)[:2] == [RunItemKind.USER_GOAL, RunItemKind.REASONING]
+    command = next(i for i in first.items() if i.kind is RunItemKind.COMMAND)
+    assert command.attributes == {"exitCode": 1}
+    edits = [(i.path, i.attributes) for i in second.items() if i.kind is RunItemKind.FILE_CHANGE]
+    assert edits == [
+        ("payments/charge.py", {"changeKind": "modified", "additions": 2, "deletions": 1}),
+        ("payments/idempotency.py", {"changeKind": "written", "additions": 2, "deletions": 0}),
+    ]
+    assert first.model == "claude-sonnet-4-5" and first.completedAt > first.startedAt
+
+
+def test_codex_rollouts_skip_what_codex_injects_and_read_exit_codes() -> None:
+    session = codex.parse(read("codex_rollout_longer.jsonl"))
+    assert session.provider == "codex" and session.sessionId.startswith("0199a3b4")
+    assert [run.input for run in session.runs] == [
+        "Port the idempotency fix to the refunds service.",
+        "Run the whole refunds suite again.",
+        "Add a test for concurrent refunds.",
+    ]
+    commands = [
+        (i.text, (i.attributes or {}).get("exitCode"))
+        for run in session.runs
+        for i in run.items()
+        if i.kind is RunItemKind.COMMAND
+    ]
+    assert commands == [
+        ("pytest tests/refunds", 1),
+        ("pytest tests/refunds", 0),
+        ("pytest tests/refunds -q", 0),
+        ("pytest tests/refunds -k concurrent", 1),
+    ]
+    patched = [i.path for i in session.runs[0].items() if i.kind is RunItemKind.FILE_CHANGE]
+    assert patched == ["refunds/client.py", "refunds/keys.py"]
+    assert session.runs[0].model == "gpt-5-codex"
+
+
+def test_a_longer_copy_keeps_the_fingerprints_of_the_runs_it_shares() -> None:
+    for session_format, short, longer in (
+        (SessionFormat.CLAUDE_CODE_JSONL, "claude_code.jsonl", "claude_code_longer.jsonl"),
+        (SessionFormat.CODEX_ROLLOUT_JSONL, "codex_rollout.jsonl", "codex_rollout_longer.jsonl"),
+    ):
+        before = [run.fingerprint for run in parse(session_format, read(short)).runs]
+        after = [run.fingerprint for run in parse(session_format, read(longer)).runs]
+        assert after[: len(before)] == before and len(set(after)) == len(after)
+
+
+@pytest.mark.parametrize(
+    ("session_format", "name", "says"),
+    [
+        (SessionFormat.CLAUDE_CODE_JSONL, "codex_rollout.jsonl", "CODEX_ROLLOUT_JSONL"),
+        (SessionFormat.CODEX_ROLLOUT_JSONL, "claude_code.jsonl", "CLAUDE_CODE_JSONL"),
+    ],
+)
+def test_a_file_of_the_other_format_is_named(
+    session_format: SessionFormat, name: str, says: str
+) -> None:
+    with pytest.raises(ThreadlineError) as refused:
+        parse(session_format, read(name))
+    assert refused.value.code is ErrorCode.INVALID_INPUT and says in refused.value.message
+
+
+def test_a_malformed_line_is_named_by_its_number() -> None:
+    lines = read("codex_rollout.jsonl").splitlines()
+    lines[3] = "not json"
+    with pytest.raises(ThreadlineError) as refused:
+        codex.parse("\n".join(lines))
+    assert "Line 4" in refused.value.message
+
+
+def test_unknown_line_types_are_skipped() -> None:
+    content = read("claude_code.jsonl") + '{"type": "brand-new", "sessionId": "x"}\n'
+    assert len(claude_code.parse(content).runs) == 2
+
+
+def test_pieces_hold_whole_runs_after_the_sessions_own_lines() -> None:
+    content = read("claude_code_longer.jsonl")
+    session = claude_code.parse(content)
+    cut = pieces(content, session, max_chars=len(content) // 3)
+    assert len(cut) == 3  # one run each: a third of the file holds no two
+    inputs = [[run.input for run in claude_code.parse(piece).runs] for piece in cut]
+    assert inputs == [[run.input] for run in session.runs]
+    assert pieces(content, session, max_chars=10 * len(content)) == [content]
