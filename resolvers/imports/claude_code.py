@@ -17,6 +17,7 @@ from graph.models import RunItemKind
 from resolvers.imports.session import (
     ImportedRun,
     ParsedSession,
+    Reader,
     Step,
     json_lines,
     line_count,
@@ -54,19 +55,13 @@ def parse(content: str) -> ParsedSession:
             )
         reader.number = number
         reader.read(line)
-    if reader.session_id is None:
+    session = reader.session(PROVIDER)
+    if session is None:
         raise invalid("No line names its sessionId: this is not a Claude Code session file.")
-    return ParsedSession(reader.session_id, PROVIDER, reader.cwd, reader.runs)
+    return session
 
 
-class _Reader:
-    def __init__(self) -> None:
-        self.number = 0  # the line being read
-        self.session_id: str | None = None
-        self.cwd: str | None = None
-        self.runs: list[ImportedRun] = []
-        self._calls: dict[str, tuple[str, Step | None]] = {}  # tool_use id → name, its step
-
+class _Reader(Reader):
     def read(self, line: dict[str, Any]) -> None:
         self.session_id = self.session_id or _text(line.get("sessionId"))
         self.cwd = self.cwd or _text(line.get("cwd"))
@@ -79,10 +74,6 @@ class _Reader:
             self._user(line, message, at)
         else:
             self._assistant(message, at)
-
-    @property
-    def _run(self) -> ImportedRun | None:
-        return self.runs[-1] if self.runs else None
 
     def _user(self, line: dict[str, Any], message: dict[str, Any], at: Any) -> None:
         content = message.get("content")
@@ -100,13 +91,13 @@ class _Reader:
             )
             if first:
                 self.runs[-1].steps.append(Step(RunItemKind.USER_GOAL, text))
-        elif text and self._run is not None:
-            self._run.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text)))
-        if self._run is not None:
-            self._run.seen(at)
+        elif text and self.current is not None:
+            self.current.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text)))
+        if self.current is not None:
+            self.current.seen(at)
 
     def _assistant(self, message: dict[str, Any], at: Any) -> None:
-        run = self._run
+        run = self.current
         if run is None:
             return  # nothing asked yet: a resumed session's replayed context
         run.model = _text(message.get("model")) or run.model
@@ -146,13 +137,13 @@ class _Reader:
                     )
         if step is not None:
             run.steps.append(step)
-        self._calls[str(part.get("id", ""))] = (name, step)
+        self.calls[str(part.get("id", ""))] = (name, step)
 
     def _result(self, part: dict[str, Any]) -> None:
-        name, step = self._calls.pop(str(part.get("tool_use_id", "")), ("tool", None))
+        name, step = self.calls.pop(str(part.get("tool_use_id", "")), ("tool", None))
         output = _result_text(part.get("content"))
         failed = bool(part.get("is_error"))
-        run = self._run
+        run = self.current
         if step is not None and step.kind is RunItemKind.COMMAND:
             code = EXIT_CODE.match(output)
             if code:

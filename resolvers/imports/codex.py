@@ -22,6 +22,7 @@ from graph.models import RunItemKind
 from resolvers.imports.session import (
     ImportedRun,
     ParsedSession,
+    Reader,
     Step,
     json_lines,
     listed,
@@ -63,19 +64,16 @@ def parse(content: str) -> ParsedSession:
             continue
         reader.number = number
         reader.read(line)
-    if reader.session_id is None:
+    session = reader.session(PROVIDER)
+    if session is None:
         raise invalid("No session_meta line names the session: this is not a Codex rollout.")
-    return ParsedSession(reader.session_id, PROVIDER, reader.cwd, reader.runs)
+    return session
 
 
-class _Reader:
+class _Reader(Reader):
     def __init__(self) -> None:
-        self.number = 0  # the line being read
-        self.session_id: str | None = None
-        self.cwd: str | None = None
+        super().__init__()
         self.model: str | None = None
-        self.runs: list[ImportedRun] = []
-        self._calls: dict[str, tuple[str, Step | None]] = {}  # call_id → name, its step
 
     def read(self, line: dict[str, Any]) -> None:
         payload = mapping(line.get("payload"))
@@ -89,16 +87,12 @@ class _Reader:
         elif kind == "response_item":
             self._item(payload, at)
 
-    @property
-    def _run(self) -> ImportedRun | None:
-        return self.runs[-1] if self.runs else None
-
     def _item(self, payload: dict[str, Any], at: Any) -> None:
         kind = payload.get("type")
         if kind == "message":
             self._message(payload, at)
             return
-        run = self._run
+        run = self.current
         if run is None:
             return
         run.seen(at)
@@ -120,16 +114,9 @@ class _Reader:
         if not text:
             return
         if role == "user" and not text.startswith(INJECTED):
-            first = not self.runs
-            self.runs.append(
-                ImportedRun(
-                    input=text, startedAt=at, line=self.number, completedAt=at, model=self.model
-                )
-            )
-            if first:
-                self.runs[-1].steps.append(Step(RunItemKind.USER_GOAL, text))
+            self.request(text, at, self.model)
             return
-        run = self._run
+        run = self.current
         if run is None:
             return
         run.seen(at)
@@ -145,17 +132,17 @@ class _Reader:
         if name == "apply_patch":
             patch = payload.get("input") if isinstance(payload.get("input"), str) else None
             run.steps.extend(_patched(patch or str(given.get("input", "")), self.cwd))
-            self._calls[call] = (name, None)
+            self.calls[call] = (name, None)
             return
         if name in SHELLS:
             step = Step(RunItemKind.COMMAND, _command(given))
             run.steps.append(step)
-            self._calls[call] = (name, step)
+            self.calls[call] = (name, step)
             return
-        self._calls[call] = (name, None)
+        self.calls[call] = (name, None)
 
     def _output(self, run: ImportedRun, payload: dict[str, Any]) -> None:
-        name, step = self._calls.pop(str(payload.get("call_id", "")), ("tool", None))
+        name, step = self.calls.pop(str(payload.get("call_id", "")), ("tool", None))
         output, code = _outcome(payload.get("output"))
         if step is not None and code is not None:
             step.attributes["exitCode"] = code

@@ -67,6 +67,34 @@ class ParsedSession:
     runs: list[ImportedRun]
 
 
+class Reader:
+    """What a reader keeps while it reads a file: the line it is on, the session, its runs,
+    and the tool calls still waiting for their output (by call id: name and step)."""
+
+    def __init__(self) -> None:
+        self.number = 0
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.runs: list[ImportedRun] = []
+        self.calls: dict[str, tuple[str, Step | None]] = {}
+
+    @property
+    def current(self) -> ImportedRun | None:
+        return self.runs[-1] if self.runs else None
+
+    def request(self, text: str, at: datetime | None, model: str | None = None) -> None:
+        """The person asked `text`: a new run (the first also holds it as the goal)."""
+        run = ImportedRun(input=text, startedAt=at, line=self.number, completedAt=at, model=model)
+        if not self.runs:
+            run.steps.append(Step(RunItemKind.USER_GOAL, text))
+        self.runs.append(run)
+
+    def session(self, provider: str) -> ParsedSession | None:
+        if self.session_id is None:
+            return None
+        return ParsedSession(self.session_id, provider, self.cwd, self.runs)
+
+
 def json_lines(content: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each non-blank line as a JSON object, with its 1-based number; a line that is not
     one is INVALID_INPUT naming it (nothing of the file is imported)."""

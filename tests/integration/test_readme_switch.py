@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import new_thread
@@ -13,25 +14,32 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 BLOCK = re.compile(r"```graphql\n(.*?)```", re.DOTALL)
 
 
-def switch_blocks() -> list[str]:
+def blocks_between(start: str, end: str) -> list[str]:
     text = README.read_text()
-    section = text[text.index("A provider switch, end to end") : text.index("## When an account")]
-    return BLOCK.findall(section)
+    return BLOCK.findall(text[text.index(start) : text.index(end)])
 
 
-async def test_the_readme_provider_switch_runs_as_written(gql: GraphQLClient) -> None:
-    blocks = switch_blocks()
-    assert len(blocks) == 5
-    ids = {"thr_...": await new_thread(gql)}
+async def run_blocks(
+    gql: GraphQLClient, blocks: list[str], ids: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Each block as a user pastes it, the ids of the answers before it filled in."""
     answers = []
     for block in blocks:
         for placeholder, ident in ids.items():
             block = block.replace(f'"{placeholder}"', f'"{ident}"')
         answer = await gql(block)
         answers.append(answer)
-        if "startRun" in answer and "pth_..." not in ids:
-            ids["pth_..."] = answer["startRun"]["providerThread"]["id"]
+        if "startRun" in answer and "run_..." not in ids:
             ids["run_..."] = answer["startRun"]["run"]["id"]
+            if "providerThread" in answer["startRun"]:
+                ids["pth_..."] = answer["startRun"]["providerThread"]["id"]
+    return answers
+
+
+async def test_the_readme_provider_switch_runs_as_written(gql: GraphQLClient) -> None:
+    blocks = blocks_between("A provider switch, end to end", "## When an account")
+    assert len(blocks) == 5
+    answers = await run_blocks(gql, blocks, {"thr_...": await new_thread(gql)})
     completed = answers[2]["completeRun"]
     assert completed["providerThread"]["contextUsage"]["contextTokens"] == 41000
     switch = answers[3]["startRun"]
@@ -41,24 +49,11 @@ async def test_the_readme_provider_switch_runs_as_written(gql: GraphQLClient) ->
     assert answers[4]["thread"]["items"]["pageInfo"]["hasNextPage"] is False
 
 
-def limit_blocks() -> list[str]:
-    text = README.read_text()
-    section = text[text.index("## When an account runs out") : text.index("## Analyse")]
-    return BLOCK.findall(section)
-
-
 async def test_the_readme_usage_limit_walk_through_runs_as_written(gql: GraphQLClient) -> None:
-    blocks = limit_blocks()
+    blocks = blocks_between("## When an account runs out", "## Import the sessions")
     assert len(blocks) == 7
-    ids = {"thr_...": (await gql(blocks.pop(0)))["createThread"]["id"]}
-    answers = []
-    for block in blocks:
-        for placeholder, ident in ids.items():
-            block = block.replace(f'"{placeholder}"', f'"{ident}"')
-        answer = await gql(block)
-        answers.append(answer)
-        if "startRun" in answer and "run_..." not in ids:
-            ids["run_..."] = answer["startRun"]["run"]["id"]
+    created = await gql(blocks.pop(0))
+    answers = await run_blocks(gql, blocks, {"thr_...": created["createThread"]["id"]})
     assert answers[1]["reportProviderLimit"]["active"] is True
     ranked = answers[2]["suggestProviders"]
     assert [(s["provider"], s["available"]) for s in ranked] == [
