@@ -1,0 +1,2 @@
+export { ThreadlineClient, ThreadlineError, type ClientOptions } from "./client.ts";
+export * from "./generated/graphql.ts";

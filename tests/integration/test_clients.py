@@ -1,0 +1,45 @@
+"""The typed TypeScript client's example drives the README's provider switch against a
+running service (over fetch and graphql-ws), as an app would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.graphql import GraphQLClient
+
+pytestmark = pytest.mark.process  # runs node against a `threadline serve`
+
+TYPESCRIPT = Path(__file__).resolve().parents[2] / "clients" / "typescript"
+
+
+def node_example(url: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["node", "--import", "tsx", "examples/provider-switch.ts"],
+        cwd=TYPESCRIPT,
+        env={**os.environ, "THREADLINE_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+async def test_the_typescript_example_switches_provider(live_api: str, live: GraphQLClient) -> None:
+    done = await asyncio.to_thread(node_example, live_api)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said["strategy"] == "FULL_HANDOFF_NEW_THREAD"
+    assert said["events"].count("run.started") == 2 and "run.completed" in said["events"]
+    thread = await live(
+        "query($id: ID!) { thread(id: $id) { runs { provider status } } }", id=said["threadId"]
+    )
+    assert thread["thread"]["runs"] == [
+        {"provider": "codex", "status": "COMPLETED"},
+        {"provider": "claude", "status": "STARTING"},
+    ]
