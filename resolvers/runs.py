@@ -119,17 +119,15 @@ def complete(
             diffSummary=list(diff_summary),
             createdAt=draft.at,
         )
-    done = run.model_copy(
-        update={
-            "status": RunStatus.COMPLETED,
-            "nativeTurnRef": native_turn_ref,
-            "completedAt": draft.at,
-            "items": list(items),
-            "checkpoint": checkpoint,
-        }
+    done = _ended(
+        draft,
+        state,
+        run,
+        status=RunStatus.COMPLETED,
+        nativeTurnRef=native_turn_ref,
+        items=list(items),
+        checkpoint=checkpoint,
     )
-    _ended(draft, state, done)
-    draft.content(run.id, list(items), checkpoint)
     draft.event(
         state.thread.id,
         events.RunCompleted(
@@ -169,10 +167,7 @@ def report_usage(
 
 def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode:
     summary_plans.fail_pending(draft, state, run, reason)
-    failed = run.model_copy(
-        update={"status": RunStatus.FAILED, "failureReason": reason, "completedAt": draft.at}
-    )
-    _ended(draft, state, failed)
+    failed = _ended(draft, state, run, status=RunStatus.FAILED, failureReason=reason)
     draft.event(state.thread.id, events.RunFailed(ordinal=run.ordinal, reason=reason), run.id)
     return failed
 
@@ -193,16 +188,14 @@ def interrupt(
             "a limit interrupts only a run of its own provider."
         )
     summary_plans.fail_pending(draft, state, run, f"usage limit: {limit.reason}")
-    stopped = run.model_copy(
-        update={
-            "status": RunStatus.INTERRUPTED,
-            "failureReason": limit.reason,
-            "completedAt": draft.at,
-            "items": list(items),
-        }
+    stopped = _ended(
+        draft,
+        state,
+        run,
+        status=RunStatus.INTERRUPTED,
+        failureReason=limit.reason,
+        items=list(items),
     )
-    _ended(draft, state, stopped)
-    draft.content(run.id, list(items), None)
     draft.event(
         state.thread.id,
         events.RunInterrupted(
@@ -218,9 +211,29 @@ def interrupt(
     return stopped
 
 
-def _ended(draft: Draft, state: ThreadState, run: RunNode) -> None:
-    """A run becomes history: its new status, its digest for summaries, and a native run
-    of its provider thread."""
+def _ended(
+    draft: Draft,
+    state: ThreadState,
+    in_progress: RunNode,
+    *,
+    status: RunStatus,
+    nativeTurnRef: str | None = None,
+    failureReason: str | None = None,
+    items: list[RunItem] | None = None,
+    checkpoint: CheckpointNode | None = None,
+) -> RunNode:
+    """A run becomes history (completed, failed or interrupted): its new status, what it
+    reported, its digest for summaries, and a native run of its provider thread."""
+    run = in_progress.model_copy(
+        update={
+            "status": status,
+            "nativeTurnRef": nativeTurnRef,
+            "failureReason": failureReason,
+            "completedAt": draft.at,
+            "items": items or [],
+            "checkpoint": checkpoint,
+        }
+    )
     draft.change(
         RunChange(
             id=run.id,
@@ -232,6 +245,8 @@ def _ended(draft: Draft, state: ThreadState, run: RunNode) -> None:
             digestVersion=DIGEST_VERSION,
         )
     )
+    if items is not None:
+        draft.content(run.id, items, checkpoint)
     pt = state.provider_thread(run.providerThreadId)
     if pt is not None:
         draft.change(
@@ -239,3 +254,4 @@ def _ended(draft: Draft, state: ThreadState, run: RunNode) -> None:
                 id=pt.id, nativeRanges=pt.native.with_ordinal(run.ordinal).flatten()
             )
         )
+    return run

@@ -12,14 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from graph.errors import invalid
 from graph.models import RunItemKind
 from resolvers.imports.session import (
     ImportedRun,
     ParsedSession,
     Reader,
     Step,
-    json_lines,
     line_count,
     listed,
     mapping,
@@ -41,27 +39,18 @@ EDITS = {
 EXIT_CODE = re.compile(r"^Exit code (\d+)")
 
 
-def looks_like(line: dict[str, Any]) -> bool:
-    return "sessionId" in line and "payload" not in line
-
-
 def parse(content: str) -> ParsedSession:
-    reader = _Reader()
-    for number, line in json_lines(content):
-        if not looks_like(line) and "payload" in line:
-            raise invalid(
-                f"Line {number} looks like a Codex rollout (CODEX_ROLLOUT_JSONL), "
-                "not a Claude Code session."
-            )
-        reader.number = number
-        reader.read(line)
-    session = reader.session(PROVIDER)
-    if session is None:
-        raise invalid("No line names its sessionId: this is not a Claude Code session file.")
-    return session
+    return _Reader().parse(
+        content, PROVIDER, "No line names its sessionId: this is not a Claude Code session file."
+    )
 
 
 class _Reader(Reader):
+    def foreign(self, line: dict[str, Any]) -> str | None:
+        if "payload" in line and "sessionId" not in line:
+            return "Codex rollout (CODEX_ROLLOUT_JSONL)"
+        return None
+
     def read(self, line: dict[str, Any]) -> None:
         self.session_id = self.session_id or _text(line.get("sessionId"))
         self.cwd = self.cwd or _text(line.get("cwd"))

@@ -17,14 +17,12 @@ import json
 import re
 from typing import Any
 
-from graph.errors import invalid
 from graph.models import RunItemKind
 from resolvers.imports.session import (
     ImportedRun,
     ParsedSession,
     Reader,
     Step,
-    json_lines,
     listed,
     mapping,
     relative,
@@ -48,26 +46,10 @@ PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$")
 CHANGE_KIND = {"Add": "added", "Update": "modified", "Delete": "deleted"}
 
 
-def looks_like(line: dict[str, Any]) -> bool:
-    return "payload" in line and "type" in line
-
-
 def parse(content: str) -> ParsedSession:
-    reader = _Reader()
-    for number, line in json_lines(content):
-        if not looks_like(line):
-            if "sessionId" in line:
-                raise invalid(
-                    f"Line {number} looks like a Claude Code session (CLAUDE_CODE_JSONL), "
-                    "not a Codex rollout."
-                )
-            continue
-        reader.number = number
-        reader.read(line)
-    session = reader.session(PROVIDER)
-    if session is None:
-        raise invalid("No session_meta line names the session: this is not a Codex rollout.")
-    return session
+    return _Reader().parse(
+        content, PROVIDER, "No session_meta line names the session: this is not a Codex rollout."
+    )
 
 
 class _Reader(Reader):
@@ -75,7 +57,14 @@ class _Reader(Reader):
         super().__init__()
         self.model: str | None = None
 
+    def foreign(self, line: dict[str, Any]) -> str | None:
+        if "payload" not in line and "sessionId" in line:
+            return "Claude Code session (CLAUDE_CODE_JSONL)"
+        return None
+
     def read(self, line: dict[str, Any]) -> None:
+        if "payload" not in line:
+            return  # not a rollout line, nor a Claude Code one: skipped
         payload = mapping(line.get("payload"))
         kind = line.get("type")
         at = timestamp(line.get("timestamp"))

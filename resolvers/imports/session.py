@@ -89,9 +89,24 @@ class Reader:
             run.steps.append(Step(RunItemKind.USER_GOAL, text))
         self.runs.append(run)
 
-    def session(self, provider: str) -> ParsedSession | None:
+    def read(self, line: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def foreign(self, line: dict[str, Any]) -> str | None:
+        """The other format's name when `line` is one of its lines, else None."""
+        raise NotImplementedError
+
+    def parse(self, content: str, provider: str, missing: str) -> ParsedSession:
+        """Every line of `content` read in order; a line of the other format stops it
+        (INVALID_INPUT naming the line and that format), as does no session id (`missing`)."""
+        for number, line in json_lines(content):
+            other = self.foreign(line)
+            if other is not None:
+                raise invalid(f"Line {number} looks like a {other}, not this format.")
+            self.number = number
+            self.read(line)
         if self.session_id is None:
-            return None
+            raise invalid(missing)
         return ParsedSession(self.session_id, provider, self.cwd, self.runs)
 
 
