@@ -1,4 +1,5 @@
-"""The demo family, seeded only through the public GraphQL API.
+"""The demo family, seeded only through the public GraphQL API, with the typed Python
+client (clients/python) as any Python caller would.
 
 Nothing here writes Cypher: the family is what a caller of the API would build, so it
 stays correct when the store changes. `seed_demo` returns what it did (ids by role),
@@ -20,52 +21,21 @@ The family (SEMANTICS names in brackets):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
+
+from threadline_client import (
+    CheckpointInput,
+    HistoryMode,
+    RunItemInput,
+    SourcePointInput,
+    ThreadlineClient,
+)
+from threadline_client.fragments import Started
 
 from api.cli import demo_runs as spec
 from api.cli.demo_runs import RunSpec
 
-START = """
-mutation($threadId: ID!, $provider: String!, $input: String!, $runtimeMode: String) {
-  startRun(threadId: $threadId, provider: $provider, input: $input, runtimeMode: $runtimeMode) {
-    run { id ordinal } strategy providerAction stalenessSignals
-    providerThread { id nativeRef }
-    handoffs { id kind strategy }
-    consumedTransfers { id type resolutionStrategy }
-  }
-}"""
-ATTACH = """mutation($id: ID!, $ref: String!) {
-  attachNativeThread(providerThreadId: $id, nativeRef: $ref, historyMode: LEGACY) { id } }"""
-COMPLETE = """
-mutation($runId: ID!, $turn: String, $items: [RunItemInput!], $checkpoint: CheckpointInput) {
-  completeRun(runId: $runId, nativeTurnRef: $turn, items: $items, checkpoint: $checkpoint) { id }
-}"""
-FAIL_START = """mutation($runId: ID!, $reason: String!) {
-  reportStartFailure(runId: $runId, reason: $reason) {
-    run { id ordinal } strategy providerAction stalenessSignals providerThread { id nativeRef }
-    handoffs { id kind strategy } consumedTransfers { id type resolutionStrategy } } }"""
-CREATE = "mutation($title: String) { createThread(title: $title) { id } }"
-FORK = """mutation($id: ID!, $at: SourcePointInput!, $title: String) {
-  forkThread(sourceThreadId: $id, at: $at, title: $title) { id incomingTransfers { id } } }"""
-MERGE = "mutation($id: ID!) { mergeBack(forkThreadId: $id) { id } }"
-SPAWN = """mutation($run: ID!, $task: String!, $provider: String) {
-  spawnSubagent(parentRunId: $run, task: $task, provider: $provider) {
-    id incomingTransfers { id } } }"""
-NATIVE_SUBAGENT = """mutation($run: ID!, $provider: String!, $ref: String!, $title: String) {
-  recordNativeSubagent(parentRunId: $run, provider: $provider, nativeRef: $ref, title: $title) {
-    id incomingTransfers { id } providerThreads { id } } }"""
-COMPLETE_SUBAGENT = """mutation($id: ID!, $result: String!) {
-  completeSubagent(childThreadId: $id, result: $result) { id } }"""
-ROLLBACK = """mutation($id: ID!, $to: Int!) {
-  rollbackThread(threadId: $id, toRunOrdinal: $to) { rolledBackRuns { ordinal } } }"""
-
 ROOT_TITLE = "Checkout: stop double charges on payment retries"
-
-
-class GraphQL(Protocol):
-    """Posts one document and answers its `data`; raises on GraphQL errors."""
-
-    async def __call__(self, query: str, **variables: Any) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -89,45 +59,50 @@ class DemoFamily:
 
 @dataclass
 class _Seeder:
-    gql: GraphQL
+    client: ThreadlineClient
     family: DemoFamily = field(default_factory=DemoFamily)
 
     async def thread(self, role: str, title: str) -> str:
-        created = await self.gql(CREATE, title=title)
-        self.family.threads[role] = created["createThread"]["id"]
-        return str(self.family.threads[role])
+        created = await self.client.create_thread(title=title)
+        self.family.threads[role] = created.create_thread.id
+        return created.create_thread.id
 
     async def start(
         self, role: str, provider: str, text: str, runtime_mode: str | None = None
     ) -> dict[str, Any]:
-        data = await self.gql(
-            START,
-            threadId=self.family.threads[role],
+        data = await self.client.start_run(
+            thread_id=self.family.threads[role],
             provider=provider,
             input=text,
-            runtimeMode=runtime_mode,
+            runtime_mode=runtime_mode,
         )
-        return self.record(role, data["startRun"])
+        return self.record(role, data.start_run)
 
-    def record(self, role: str, started: dict[str, Any]) -> dict[str, Any]:
-        ordinal = started["run"]["ordinal"]
-        self.family.runs[(role, ordinal)] = started["run"]["id"]
-        self.family.starts[(role, ordinal)] = started
-        return started
+    def record(self, role: str, started: Started) -> dict[str, Any]:
+        """The start as its JSON answer (what the tests and the CLI print read)."""
+        answer: dict[str, Any] = started.model_dump(by_alias=True, mode="json")
+        ordinal = started.run.ordinal
+        self.family.runs[(role, ordinal)] = started.run.id
+        self.family.starts[(role, ordinal)] = answer
+        return answer
 
     async def attach(self, role: str, started: dict[str, Any], provider: str) -> None:
         pt = started["providerThread"]
         if pt["nativeRef"] is None:
-            await self.gql(ATTACH, id=pt["id"], ref=f"{provider}-{role}-{pt['id'][-6:]}")
+            await self.client.attach_native_thread(
+                provider_thread_id=pt["id"],
+                native_ref=f"{provider}-{role}-{pt['id'][-6:]}",
+                history_mode=HistoryMode.LEGACY,
+            )
 
     async def complete(self, role: str, started: dict[str, Any], run: RunSpec) -> None:
         ordinal = started["run"]["ordinal"]
-        await self.gql(
-            COMPLETE,
-            runId=started["run"]["id"],
-            turn=f"turn-{role}-{ordinal}",
-            items=run.run_items(),
-            checkpoint=run.checkpoint_input(),
+        checkpoint = run.checkpoint_input()
+        await self.client.complete_run(
+            run_id=started["run"]["id"],
+            native_turn_ref=f"turn-{role}-{ordinal}",
+            items=[RunItemInput.model_validate(item) for item in run.run_items()],
+            checkpoint=CheckpointInput.model_validate(checkpoint) if checkpoint else None,
         )
 
     async def run(
@@ -140,27 +115,34 @@ class _Seeder:
         return started
 
     async def fork(self, role: str, source: str, title: str, **at: Any) -> str:
-        data = await self.gql(FORK, id=self.family.threads[source], at=at, title=title)
-        self.family.threads[role] = data["forkThread"]["id"]
-        self.family.transfers[f"{role}.fork"] = data["forkThread"]["incomingTransfers"][0]["id"]
-        return str(self.family.threads[role])
+        data = await self.client.fork_thread(
+            source_thread_id=self.family.threads[source],
+            at=SourcePointInput.model_validate(at),
+            title=title,
+        )
+        self.family.threads[role] = data.fork_thread.id
+        self.family.transfers[f"{role}.fork"] = data.fork_thread.incoming_transfers[0].id
+        return data.fork_thread.id
 
     async def merge_back(self, role: str, name: str) -> None:
-        data = await self.gql(MERGE, id=self.family.threads[role])
-        self.family.transfers[name] = data["mergeBack"]["id"]
+        data = await self.client.merge_back(fork_thread_id=self.family.threads[role])
+        self.family.transfers[name] = data.merge_back.id
 
-    def child(self, role: str, thread: dict[str, Any]) -> None:
-        self.family.threads[role] = thread["id"]
-        self.family.transfers[f"{role}.spawn"] = thread["incomingTransfers"][0]["id"]
+    def child(self, role: str, thread_id: str, transfer_id: str) -> None:
+        self.family.threads[role] = thread_id
+        self.family.transfers[f"{role}.spawn"] = transfer_id
 
     async def subagent_result(self, role: str, result: str) -> None:
-        data = await self.gql(COMPLETE_SUBAGENT, id=self.family.threads[role], result=result)
-        self.family.transfers[f"{role}.result"] = data["completeSubagent"]["id"]
+        data = await self.client.complete_subagent(
+            child_thread_id=self.family.threads[role], result=result
+        )
+        self.family.transfers[f"{role}.result"] = data.complete_subagent.id
 
 
-async def seed_demo(gql: GraphQL) -> DemoFamily:
-    """Build the demo family (see the module docstring) and say what was built."""
-    seeder = _Seeder(gql)
+async def seed_demo(client: ThreadlineClient) -> DemoFamily:
+    """Build the demo family (see the module docstring) through the typed client, and say
+    what was built."""
+    seeder = _Seeder(client)
     await _canonical(seeder)
     await _native_fork_merged_back(seeder)
     await _portable_fork_rolled_back(seeder)
@@ -196,8 +178,10 @@ async def _portable_fork_rolled_back(seeder: _Seeder) -> None:
     await seeder.fork(
         "abandoned_fork", "portable_fork", "Spike: rewrite the legacy retry loop", runId=run_3
     )
-    rolled = await seeder.gql(ROLLBACK, id=seeder.family.threads["portable_fork"], to=1)
-    ordinals = [r["ordinal"] for r in rolled["rollbackThread"]["rolledBackRuns"]]
+    rolled = await seeder.client.rollback_thread(
+        thread_id=seeder.family.threads["portable_fork"], to_run_ordinal=1
+    )
+    ordinals = [r.ordinal for r in rolled.rollback_thread.rolled_back_runs]
     seeder.family.rolled_back["portable_fork"] = ordinals
 
 
@@ -205,18 +189,19 @@ async def _review_with_subagents(seeder: _Seeder) -> None:
     """A claude run in plan mode (the old claude thread is stale) that delegates twice."""
     parent = await seeder.start("root", "claude", spec.REVIEW_RUN.input, runtime_mode="plan")
     await seeder.attach("root", parent, "claude")
-    spawned = await seeder.gql(
-        SPAWN, run=parent["run"]["id"], task=spec.SUBAGENT_TASK, provider="claude"
+    spawned = await seeder.client.spawn_subagent(
+        parent_run_id=parent["run"]["id"], task=spec.SUBAGENT_TASK, provider="claude"
     )
-    seeder.child("subagent", spawned["spawnSubagent"])
-    native = await seeder.gql(
-        NATIVE_SUBAGENT,
-        run=parent["run"]["id"],
+    child = spawned.spawn_subagent
+    seeder.child("subagent", child.id, child.incoming_transfers[0].id)
+    native = await seeder.client.record_native_subagent(
+        parent_run_id=parent["run"]["id"],
         provider="codex",
-        ref="codex-subagent-profile",
+        native_ref="codex-subagent-profile",
         title="Profile the key lookup",
     )
-    seeder.child("native_subagent", native["recordNativeSubagent"])
+    recorded = native.record_native_subagent
+    seeder.child("native_subagent", recorded.id, recorded.incoming_transfers[0].id)
     await seeder.complete("root", parent, spec.REVIEW_RUN)
 
     await _subagent_with_a_failed_start(seeder)
@@ -228,10 +213,10 @@ async def _subagent_with_a_failed_start(seeder: _Seeder) -> None:
     """The first claude session cannot be created; the run moves to a new provider thread."""
     first = await seeder.start("subagent", "claude", spec.SUBAGENT_RUN.input)
     seeder.family.failed_starts["subagent"] = first
-    retried = await seeder.gql(
-        FAIL_START, runId=first["run"]["id"], reason=spec.SUBAGENT_START_FAILURE
+    retried = await seeder.client.report_start_failure(
+        run_id=first["run"]["id"], reason=spec.SUBAGENT_START_FAILURE
     )
-    started = seeder.record("subagent", retried["reportStartFailure"])
+    started = seeder.record("subagent", retried.report_start_failure)
     await seeder.attach("subagent", started, "claude")
     await seeder.complete("subagent", started, spec.SUBAGENT_RUN)
     await seeder.subagent_result("subagent", spec.SUBAGENT_RESULT)

@@ -1,4 +1,6 @@
-"""GraphQL clients for `threadline demo`: the app in-process, or a running service."""
+"""Clients for the console's commands that drive the GraphQL API (`threadline demo`,
+`threadline import`): the app in-process, or a running service. Each yields the typed
+client (clients/python, `ThreadlineClient`); a GraphQL error is a `DemoError`."""
 
 from __future__ import annotations
 
@@ -9,9 +11,12 @@ import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import httpx
+from threadline_client import ThreadlineClient
+from threadline_client.async_base_client import HttpClient
+from threadline_client.exceptions import GraphQLClientError, GraphQLClientGraphQLMultiError
 
 from api.settings import Settings
 
@@ -20,30 +25,28 @@ class DemoError(RuntimeError):
     """The service answered a demo step with an error."""
 
 
-class DemoClient:
-    """Posts GraphQL documents; answers `data`, raises DemoError on errors."""
-
-    def __init__(self, http: httpx.AsyncClient, token: str | None) -> None:
-        self._http = http
-        self._headers = {"Authorization": f"Bearer {token}"} if token else {}
-
-    async def __call__(self, query: str, **variables: Any) -> dict[str, Any]:
-        response = await self._http.post(
-            "/graphql", json={"query": query, "variables": variables}, headers=self._headers
-        )
-        if response.status_code >= 400 and "json" not in response.headers.get("content-type", ""):
-            raise DemoError(f"HTTP {response.status_code}: {response.text[:500]}")
-        body = response.json()
-        if body.get("errors"):
-            first = body["errors"][0]
-            code = first.get("extensions", {}).get("code", "ERROR")
-            raise DemoError(f"{code}: {first.get('message')}")
-        data: dict[str, Any] = body["data"]
-        return data
+def typed_client(http: httpx.AsyncClient) -> ThreadlineClient:
+    """The generated client on `http` (its base URL and headers: the token)."""
+    # The generated protocol spells post's keywords positionally; httpx takes them by name,
+    # which is how the client calls it.
+    transport = cast(HttpClient, http)
+    return ThreadlineClient(url=str(http.base_url.join("graphql")), http_client=transport)
 
 
 @asynccontextmanager
-async def in_process(settings: Settings, workspace: str) -> AsyncIterator[DemoClient]:
+async def _coded(client: ThreadlineClient) -> AsyncIterator[ThreadlineClient]:
+    try:
+        yield client
+    except GraphQLClientGraphQLMultiError as error:
+        first = error.errors[0]
+        code = (first.extensions or {}).get("code", "ERROR")
+        raise DemoError(f"{code}: {first.message}") from error
+    except GraphQLClientError as error:
+        raise DemoError(str(error)) from error
+
+
+@asynccontextmanager
+async def in_process(settings: Settings, workspace: str) -> AsyncIterator[ThreadlineClient]:
     """The app built from `settings`, driven in-process, writing into `workspace`.
 
     A one-off token for the workspace goes through the app's own access control, as
@@ -65,14 +68,21 @@ async def in_process(settings: Settings, workspace: str) -> AsyncIterator[DemoCl
         async with (
             app.router.lifespan_context(app),
             httpx.AsyncClient(
-                transport=httpx.ASGITransport(app=app), base_url="http://threadline.demo"
+                transport=httpx.ASGITransport(app=app),
+                base_url="http://threadline.demo",
+                headers={"Authorization": f"Bearer {token}"},
             ) as http,
+            _coded(typed_client(http)) as client,
         ):
-            yield DemoClient(http, token)
+            yield client
 
 
 @asynccontextmanager
-async def remote(url: str, token: str | None) -> AsyncIterator[DemoClient]:
+async def remote(url: str, token: str | None) -> AsyncIterator[ThreadlineClient]:
     """A running Threadline at `url`; the token (if any) decides the workspace."""
-    async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=60) as http:
-        yield DemoClient(http, token)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx.AsyncClient(base_url=url.rstrip("/"), timeout=60, headers=headers) as http,
+        _coded(typed_client(http)) as client,
+    ):
+        yield client

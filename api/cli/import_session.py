@@ -6,17 +6,13 @@ from __future__ import annotations
 import asyncio
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from api.cli.checked import settings as checked_settings
 from graph.errors import ThreadlineError
 from graph.models import SessionFormat
-
-IMPORT = """mutation($format: SessionFormat!, $content: String!, $id: ID, $title: String) {
-  importSession(format: $format, content: $content, threadId: $id, title: $title) {
-    thread { id } importedRuns skippedRuns } }"""
 
 
 class FileFormat(StrEnum):
@@ -46,6 +42,9 @@ def import_file(
 ) -> None:
     """Import a Claude Code session (~/.claude/projects/...) or a Codex rollout
     (~/.codex/sessions/...); importing it again adds only its new runs."""
+    from threadline_client import SessionFormat as ClientFormat
+    from threadline_client.import_session import ImportSessionImportSession
+
     from api.cli.demo_client import DemoError, in_process, remote
     from api.cli.target import quiet_driver_notifications
     from resolvers.imports.pieces import pieces
@@ -61,15 +60,18 @@ def import_file(
         typer.echo(f"{file}: {error.message}", err=True)
         raise typer.Exit(2) from error
 
-    async def send() -> list[dict[str, Any]]:
-        client = remote(url, token) if url else in_process(settings, workspace)
+    async def send() -> list[ImportSessionImportSession]:
+        connected = remote(url, token) if url else in_process(settings, workspace)
         answers = []
-        async with client as gql:
+        async with connected as client:
             for piece in cut:
-                found = await gql(
-                    IMPORT, format=session_format.value, content=piece, id=thread_id, title=title
+                found = await client.import_session(
+                    format=ClientFormat(session_format.value),
+                    content=piece,
+                    thread_id=thread_id,
+                    title=title,
                 )
-                answers.append(found["importSession"])
+                answers.append(found.import_session)
         return answers
 
     try:
@@ -77,8 +79,7 @@ def import_file(
     except (DemoError, OSError) as error:
         typer.echo(f"The import failed: {error}", err=True)
         raise typer.Exit(1) from error
-    imported = sum(a["importedRuns"] for a in answers)
-    skipped = sum(a["skippedRuns"] for a in answers)
-    typer.echo(
-        f"thread {answers[-1]['thread']['id']}: {imported} runs imported, {skipped} already there"
-    )
+    imported = sum(a.imported_runs for a in answers)
+    skipped = sum(a.skipped_runs for a in answers)
+    thread = answers[-1].thread.id
+    typer.echo(f"thread {thread}: {imported} runs imported, {skipped} already there")

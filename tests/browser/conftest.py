@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from api.cli.demo import DemoFamily, seed_demo
+from api.cli.demo_client import typed_client
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, wipe
 from tests.support.served import serve
@@ -146,7 +147,7 @@ async def demo(browsed_api: str, store: Store) -> AsyncIterator[Demo]:
     await wipe(store)
     async with httpx.AsyncClient(base_url=browsed_api, timeout=120) as http:
         gql = GraphQLClient(http)
-        yield Demo(browsed_api, await seed_demo(gql), gql)
+        yield Demo(browsed_api, await seed_demo(typed_client(gql.http)), gql)
 
 
 @dataclass

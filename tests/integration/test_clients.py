@@ -1,5 +1,5 @@
-"""The typed TypeScript client's example drives the README's provider switch against a
-running service (over fetch and graphql-ws), as an app would."""
+"""The typed clients' examples drive the README's provider switch against a running
+service, as an app would: TypeScript (fetch and graphql-ws) and Python (httpx, pydantic)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,28 @@ async def test_the_typescript_example_switches_provider(live_api: str, live: Gra
         {"provider": "codex", "status": "COMPLETED"},
         {"provider": "claude", "status": "STARTING"},
     ]
+
+
+PYTHON_EXAMPLE = Path(__file__).resolve().parents[2] / "clients/python/examples/provider_switch.py"
+
+
+def python_example(url: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(PYTHON_EXAMPLE)],
+        env={**os.environ, "THREADLINE_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+async def test_the_python_example_switches_provider(live_api: str, live: GraphQLClient) -> None:
+    done = await asyncio.to_thread(python_example, live_api)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said["strategy"] == "FULL_HANDOFF_NEW_THREAD"
+    thread = await live(
+        "query($id: ID!) { thread(id: $id) { runs { provider } } }", id=said["threadId"]
+    )
+    assert [r["provider"] for r in thread["thread"]["runs"]] == ["codex", "claude"]

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from api.cli import app
 from api.cli import demo_runs as spec
 from api.cli.demo import seed_demo
+from api.cli.demo_client import typed_client
 from graph.store import Store, Tx
 from tests.support.family import Family
 from tests.support.graphql import GraphQLClient
@@ -28,7 +29,7 @@ async def invoke(neo4j_uri: str, *args: str) -> Result:
 async def test_demo_seeds_the_canonical_example_and_every_lineage_shape(
     gql: GraphQLClient,
 ) -> None:
-    demo = await seed_demo(gql)
+    demo = await seed_demo(typed_client(gql.http))
     plan = [demo.starts[("root", n)]["strategy"] for n in range(1, 10)]
     assert plan == [
         *["NO_HANDOFF"] * 5,
@@ -58,7 +59,7 @@ async def test_demo_seeds_the_canonical_example_and_every_lineage_shape(
 
 
 async def test_demo_lineage_and_content(gql: GraphQLClient) -> None:
-    demo = await seed_demo(gql)
+    demo = await seed_demo(typed_client(gql.http))
     family = await Family.load(gql, demo.root)
     assert set(family.threads) == set(demo.threads.values())
     children = {

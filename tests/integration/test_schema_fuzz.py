@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 from hypothesis_graphql import from_schema, nodes
 
 from api.cli.demo import seed_demo
+from api.cli.demo_client import typed_client
 from graph.errors import ErrorCode
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, make_app_client
@@ -84,7 +85,7 @@ class Workspace:
 
 
 async def seeded_workspace(gql: GraphQLClient) -> Workspace:
-    demo = await seed_demo(gql)
+    demo = await seed_demo(typed_client(gql.http))
     found = await gql(IDS, root=demo.root)
     ids: list[str] = []
     instants: list[datetime] = []

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from api.cli.demo import DemoFamily, seed_demo
-from api.cli.demo_client import DemoClient
+from api.cli.demo_client import typed_client
 from api.settings import Settings
 from graph.console import readonly
 from graph.store import Store
@@ -33,7 +33,7 @@ async def seeded_demo(store: Store, folder: Path) -> AsyncIterator[Seeded]:
     await wipe(store)
     async with make_app_client(store) as http:
         gql = GraphQLClient(http)
-        demo = await seed_demo(gql)
+        demo = await seed_demo(typed_client(gql.http))
         other = await _seed_other_workspace(store, folder)
         yield Seeded(demo, await Family.load(gql, demo.root), gql, other.root)
 
@@ -46,7 +46,8 @@ async def _seed_other_workspace(store: Store, folder: Path) -> DemoFamily:
         'scopes = ["write"]\nworkspace = "other"\n'
     )
     async with make_app_client(store, Settings(tokens_file=tokens)) as http:
-        return await seed_demo(DemoClient(http, token))
+        http.headers["Authorization"] = f"Bearer {token}"
+        return await seed_demo(typed_client(http))
 
 
 @contextmanager
