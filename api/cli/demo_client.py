@@ -34,7 +34,7 @@ def typed_client(http: httpx.AsyncClient) -> ThreadlineClient:
 
 
 @asynccontextmanager
-async def _coded(client: ThreadlineClient) -> AsyncIterator[ThreadlineClient]:
+async def coded_errors(client: ThreadlineClient) -> AsyncIterator[ThreadlineClient]:
     try:
         yield client
     except GraphQLClientGraphQLMultiError as error:
@@ -72,7 +72,7 @@ async def in_process(settings: Settings, workspace: str) -> AsyncIterator[Thread
                 base_url="http://threadline.demo",
                 headers={"Authorization": f"Bearer {token}"},
             ) as http,
-            _coded(typed_client(http)) as client,
+            coded_errors(typed_client(http)) as client,
         ):
             yield client
 
@@ -83,6 +83,6 @@ async def remote(url: str, token: str | None) -> AsyncIterator[ThreadlineClient]
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with (
         httpx.AsyncClient(base_url=url.rstrip("/"), timeout=60, headers=headers) as http,
-        _coded(typed_client(http)) as client,
+        coded_errors(typed_client(http)) as client,
     ):
         yield client
