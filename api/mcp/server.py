@@ -24,28 +24,10 @@ from api.mcp import tools
 from api.mcp.tools import Answer, Gateway, Operation
 from api.services import Services
 from graph.errors import ThreadlineError
+from graph.models import RunItemKind
 
 # Who is calling: from the request's headers over HTTP, fixed for a stdio process.
 Who = Callable[[Context], Principal]
-ItemKind = Literal[
-    "USER_GOAL",
-    "CONSTRAINT",
-    "DECISION",
-    "FILE_CHANGE",
-    "COMMAND",
-    "TEST",
-    "TOOL_OUTPUT",
-    "PLAN",
-    "TODO",
-    "APPROVAL",
-    "QUESTION",
-    "FAILURE",
-    "CHECKPOINT",
-    "SUBAGENT_RESULT",
-    "ASSISTANT_MESSAGE",
-    "REASONING",
-    "PROTOCOL",
-]
 READ = ToolAnnotations(read_only_hint=True)
 
 
@@ -102,7 +84,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         thread_id: str,
         first: int | None = None,
         after: str | None = None,
-        kinds: list[ItemKind] | None = None,
+        kinds: list[RunItemKind] | None = None,
         run_ordinals: list[int] | None = None,
     ) -> CallToolResult:
         """The thread's canonical items, oldest first, a page at a time: what a handoff
@@ -110,7 +92,13 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         found = await call(
             ctx,
             tools.THREAD_READ,
-            given(id=thread_id, first=first, after=after, kinds=kinds, runOrdinals=run_ordinals),
+            given(
+                id=thread_id,
+                first=first,
+                after=after,
+                kinds=[kind.value for kind in kinds] if kinds else None,
+                runOrdinals=run_ordinals,
+            ),
         )
         return result(found, lambda thread: f"{len(thread['items']['edges'])} items.")
 
