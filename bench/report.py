@@ -25,7 +25,7 @@ def render(results: Results) -> str:
     lines += ["## Machine and versions", "", "| | |", "| --- | --- |"]
     lines += [f"| {key} | {value} |" for key, value in results.machine.items()]
     lines += [f"| {key} | {value} |" for key, value in results.versions.items()]
-    lines += ["", "## Targets (issue 9)", ""]
+    lines += ["", "## Targets", ""]
     lines += _targets(results)
     lines += ["", "## Data", ""]
     lines += _data(results.steps)

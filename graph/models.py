@@ -322,7 +322,7 @@ class RunDigest(Node):
 
 
 class ProviderLimitNode(Node):
-    """A workspace's account for `provider` ran out (SEMANTICS "Usage limits"): one node
+    """A workspace's account for `provider` ran out (docs/SEMANTICS.md, "Usage limits"): one node
     per report; the newest report of a provider replaces an earlier active one."""
 
     id: str
@@ -511,6 +511,8 @@ class ThreadState(Node):
     deltaChains: dict[str, int] = Field(default_factory=dict)  # provider thread → its chain
     latestCompleted: RunNode | None = None
     latestStable: RunNode | None = None  # the latest completed run with a checkpoint
+    # The workspace's usage limits in force, when the reader asked (a start does).
+    limitsInForce: list[ProviderLimitNode] = Field(default_factory=list)
 
     @property
     def run_in_progress(self) -> RunNode | None:

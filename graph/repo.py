@@ -235,6 +235,7 @@ async def states(
     trimmed: bool = False,
     run_handoffs_only: bool = False,
     extra: Sequence[str] = (),
+    limits_at: datetime | None = None,
 ) -> tuple[ThreadState, dict[str, ThreadState]] | None:
     """The state of the thread named by its id, or by a run or provider thread on it (its
     write lock taken first with `lock`; with `lock_ends` also those of the threads at the
@@ -244,8 +245,9 @@ async def states(
     (source points); with `trimmed`, the thread's settled provider threads only where a
     decision may name them (the latest of each provider, the last run's,
     `provider_thread_id`); with `run_handoffs_only`, the live handoffs only of the run in
-    progress (`ThreadState.runHandoffs`, without text). A write statement either way: call
-    it in a write transaction."""
+    progress (`ThreadState.runHandoffs`, without text); with `limits_at`, the workspace's
+    usage limits in force then (`ThreadState.limitsInForce`). A write statement either
+    way: call it in a write transaction."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
@@ -260,6 +262,7 @@ async def states(
         trimmed=trimmed,
         runHandoffsOnly=run_handoffs_only,
         extra=list(extra),
+        limitsAt=limits_at,
     )
     main: ThreadState | None = None
     others: dict[str, ThreadState] = {}

@@ -62,6 +62,7 @@ async def locked(
     trimmed: bool = False,
     run_handoffs_only: bool = False,
     extra: Sequence[str] = (),
+    limits_at: datetime | None = None,
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
     """The state of the thread named by its id, or by a run or provider thread on it, with
     its write lock taken (and the related threads' states). `ends`: for the commands that
@@ -70,7 +71,8 @@ async def locked(
     a run (start, attach, complete, fail), whose decisions name no other settled provider
     thread than those `repo.states` keeps; `run_handoffs_only`: for those after the start
     (attach, complete, fail), whose decisions look only at the handoffs of the run in
-    progress."""
+    progress. `limits_at`: for a start, the workspace's usage limits in force then, read
+    with the state."""
     found = await repo.states(
         tx,
         caller.workspace,
@@ -85,6 +87,7 @@ async def locked(
         trimmed=trimmed,
         run_handoffs_only=run_handoffs_only,
         extra=extra,
+        limits_at=limits_at,
     )
     if found is None:
         if run_id is not None:

@@ -64,11 +64,18 @@ async def start_run(
 ) -> Written[StartOutcome]:
     """`asked`: the summary source the call names (else the provider's, else the default).
     A provider with a usage limit in force is PROVIDER_LIMITED unless `ignore_limit`."""
-    state, related = await locked(tx, caller, thread_id, ends=True, related=True, trimmed=True)
+    state, related = await locked(
+        tx,
+        caller,
+        thread_id,
+        ends=True,
+        related=True,
+        trimmed=True,
+        limits_at=None if ignore_limit else caller.clock(),
+    )
     if not ignore_limit:
-        in_force = await repo.active_limits(tx, caller.workspace, caller.clock())
         names = [provider.kind for provider in caller.providers.all()]
-        limits.require_available(request.provider, in_force, names)
+        limits.require_available(request.provider, state.limitsInForce, names)
     source = _source(caller, asked, caller.providers.get(request.provider))
     decision = await _decision(tx, caller, state, related, request)
     assignments = summary_sources.assign(

@@ -135,4 +135,11 @@ RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thre
     WHERE r.status = 'COMPLETED'
     WITH r, c LIMIT 1
     RETURN r {.*, checkpoint: c {.*}}
-  } ELSE [] END AS latestStable
+  } ELSE [] END AS latestStable,
+  // The workspace's usage limits in force at $limitsAt (startRun reads them with the
+  // thread's state, not in a statement of their own); none when $limitsAt is null.
+  CASE WHEN $limitsAt IS NOT NULL AND t.id = mainId THEN COLLECT {
+    MATCH (l:ProviderLimit {workspace: $workspace})
+    WHERE l.endedAt IS NULL AND (l.resetsAt IS NULL OR l.resetsAt > $limitsAt)
+    RETURN l {.*, resetsAt: toString(l.resetsAt), reportedAt: toString(l.reportedAt)}
+  } ELSE [] END AS limitsInForce

@@ -280,6 +280,18 @@ async def test_page_text_follows_the_browser_language(browser: Any, demo: Demo) 
     await chinese.page.context.close()
 
 
+async def test_the_address_chooses_the_language(tab: Tab, demo: Demo) -> None:
+    """`?lang=zh` in an English browser (and it stays chosen as the page moves on)."""
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=zh")
+    assert await text(tab.page, "h1") == "线程谱系"
+    await tab.page.click("#show")
+    await tab.page.wait_for_selector(READY)
+    assert "lang=zh" in tab.page.url
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=en")
+    assert await text(tab.page, "h1") == "Thread lineage"
+    stays_home(tab, demo.base)
+
+
 async def test_with_a_tokens_file_the_page_asks_for_a_token_once(
     tab: Tab, demo: Demo, secured_api: Secured
 ) -> None:

@@ -1,4 +1,4 @@
-// Page text in English and Simplified Chinese, chosen from the browser's language.
+// Page text in English and Simplified Chinese, chosen by `?lang=` or the browser's language.
 // API values (statuses, strategies, providers, ids) are shown as the API spells them.
 
 const STRINGS = {
@@ -152,7 +152,10 @@ const STRINGS = {
   },
 };
 
-export const lang = (navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
+// `?lang=en|zh` in the page's address wins over the browser's language.
+const asked = new URLSearchParams(window.location.search).get("lang");
+const wanted = STRINGS[asked] ? asked : navigator.language || "en";
+export const lang = wanted.toLowerCase().startsWith("zh") ? "zh" : "en";
 
 export function t(key, ...args) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;

@@ -42,6 +42,8 @@ function settings() {
 
 function go(changes) {
   const params = new URLSearchParams({ ...settings(), ...changes });
+  const asked = new URLSearchParams(location.search).get("lang");
+  if (asked) params.set("lang", asked); // the language chosen in the address stays chosen
   history.pushState(null, "", `?${params}`);
   load();
 }
