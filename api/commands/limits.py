@@ -82,11 +82,18 @@ class Suggestion(limits.Candidate):
 async def suggest_providers(tx: Tx, caller: Caller, thread_id: str) -> list[Suggestion]:
     """Every configured provider that could take the thread, ranked (`limits.ranked`),
     each with the plan explainStartContext would give; nothing is written."""
-    found = await repo.states(tx, caller.workspace, thread_id=thread_id, lock=False, related=True)
+    found = await repo.states(
+        tx,
+        caller.workspace,
+        thread_id=thread_id,
+        lock=False,
+        related=True,
+        limits_at=caller.clock(),
+    )
     if found is None:
         raise not_found("thread", thread_id)
     state, related = found
-    in_force = await repo.active_limits(tx, caller.workspace, caller.clock())
+    in_force = state.limitsInForce
     names = [provider.kind for provider in caller.providers.all()]
 
     def plan(name: str, content: Content) -> Explained | None:

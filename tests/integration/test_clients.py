@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,22 +20,25 @@ pytestmark = pytest.mark.process  # runs node against a `threadline serve`
 TYPESCRIPT = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 
 
-def node_example(url: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["node", "--import", "tsx", "examples/provider-switch.ts"],
-        cwd=TYPESCRIPT,
+def example(command: list[str], url: str, cwd: Path | None = None) -> dict[str, object]:
+    """Runs a client's example against `url`; what it printed last, as JSON."""
+    done = subprocess.run(
+        command,
+        cwd=cwd,
         env={**os.environ, "THREADLINE_URL": url},
         capture_output=True,
         text=True,
         timeout=180,
         check=False,
     )
+    assert done.returncode == 0, done.stderr
+    said: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return said
 
 
 async def test_the_typescript_example_switches_provider(live_api: str, live: GraphQLClient) -> None:
-    done = await asyncio.to_thread(node_example, live_api)
-    assert done.returncode == 0, done.stderr
-    said = json.loads(done.stdout.strip().splitlines()[-1])
+    command = ["node", "--import", "tsx", "examples/provider-switch.ts"]
+    said: Any = await asyncio.to_thread(example, command, live_api, TYPESCRIPT)
     assert said["strategy"] == "FULL_HANDOFF_NEW_THREAD"
     assert said["events"].count("run.started") == 2 and "run.completed" in said["events"]
     thread = await live(
@@ -49,21 +53,8 @@ async def test_the_typescript_example_switches_provider(live_api: str, live: Gra
 PYTHON_EXAMPLE = Path(__file__).resolve().parents[2] / "clients/python/examples/provider_switch.py"
 
 
-def python_example(url: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(PYTHON_EXAMPLE)],
-        env={**os.environ, "THREADLINE_URL": url},
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-
-
 async def test_the_python_example_switches_provider(live_api: str, live: GraphQLClient) -> None:
-    done = await asyncio.to_thread(python_example, live_api)
-    assert done.returncode == 0, done.stderr
-    said = json.loads(done.stdout.strip().splitlines()[-1])
+    said: Any = await asyncio.to_thread(example, [sys.executable, str(PYTHON_EXAMPLE)], live_api)
     assert said["strategy"] == "FULL_HANDOFF_NEW_THREAD"
     thread = await live(
         "query($id: ID!) { thread(id: $id) { runs { provider } } }", id=said["threadId"]
