@@ -166,9 +166,10 @@ def _budget_of(
 ) -> ContextBudget:
     """The budget of a start into `target` (None: a new native thread, which holds
     nothing). An existing one holds what its provider last reported; one that never
-    reported is counted as holding nothing (docs/MODEL.md, "Context that fits")."""
-    usage = target.contextUsage if target is not None else None
-    return context_budget(provider, request.model, usage, 0, context)
+    reported, what Threadline sent it (docs/MODEL.md, "Context that fits")."""
+    if target is None:
+        return context_budget(provider, request.model, None, 0, context)
+    return context_budget(provider, request.model, target.contextUsage, target.heldTokens, context)
 
 
 def _in_injection_order(
