@@ -85,7 +85,8 @@ SCREEN = """() => {
     })),
     boxes: cy.nodes("[kind='thread']").map((n) => ({
       id: n.id(), box: n.renderedBoundingBox(body) })),
-    edges: cy.edges().map((e) => ({ id: e.id(), kind: e.data("kind"), points: points(e) })),
+    edges: cy.edges().map((e) => ({
+      id: e.id(), ends: [e.source().id(), e.target().id()], points: points(e) })),
   };
 }"""
 
@@ -113,7 +114,8 @@ def edges_across(shown: dict[str, Any], what: str) -> list[str]:
     for edge in shown["edges"]:
         line = [(x, y) for x, y in edge["points"]]
         for item in shown[what]:
-            if item["id"] != edge["id"] and polyline_crosses(line, Box.of(item["box"])):
+            mine = item["id"] == edge["id"] or item["id"] in edge["ends"]
+            if not mine and polyline_crosses(line, Box.of(item["box"])):
                 found.append(f"{edge['id']} across {item['id']}")
     return found
 
