@@ -200,8 +200,9 @@ async def test_a_family_too_big_to_fit_readably_scrolls_instead(laptop: Tab, dem
     assert (await screen(laptop.page))["zoom"] == shown["zoom"]  # scrolled, not zoomed
 
 
+# The threads the picker should list, in its order: the most recent first.
 THREADS = """query($title: String) {
-  threads(first: 100, titleContains: $title) { edges { node { id } } } }"""
+  threads(first: 100, titleContains: $title, newestFirst: true) { edges { node { id } } } }"""
 
 
 async def listed(page: Page) -> list[str]:
@@ -225,6 +226,7 @@ async def test_without_a_thread_the_picker_lists_searches_and_opens(tab: Tab, de
     await picker_shows(page, len(everything))
     assert await page.is_visible("#picker")
     assert set(demo.family.threads.values()) <= set(await listed(page))
+    assert await listed(page) == [e["node"]["id"] for e in everything]  # newest first
 
     spikes = [e["node"]["id"] for e in (await demo.gql(THREADS, title="spike"))["threads"]["edges"]]
     assert 0 < len(spikes) < len(everything)

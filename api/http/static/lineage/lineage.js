@@ -116,8 +116,8 @@ async function load() {
   if (!family.nodes.length) return setState("empty", t("unknown", thread));
   const { elements, place } = familyElements(family, thread, limited);
   cy.add(elements);
-  // Parents above children: a family is wider than deep, and the page is wider than high,
-  // but its siblings side by side use the width while the generations use the height.
+  // Parents above children: siblings side by side use the page's width and generations its
+  // height (laid out left to right, a family filled a thin strip across the middle).
   const layout = { name: "dagre", rankDir: "TB", nodeSep: 30, rankSep: 70, animate: false };
   cy.elements("[kind='thread'], [kind='lineage']").layout(layout).run();
   alignRankTops(cy.nodes("[kind='thread']"));
