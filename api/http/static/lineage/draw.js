@@ -11,7 +11,7 @@
 //              interrupted by a usage limit: a dashed dark border);
 //   one lane   per provider thread: native runs filled, runs its handoffs cover pale,
 //              active runs it has not seen hollow, then its handoffs coloured by status.
-// A lane whose provider has a usage limit in force says so, in amber.
+// A lane whose provider has a usage limit in force is amber ("limited" is in its tooltip).
 // Rows with nothing to show (a thread without runs yet, e.g. an abandoned fork) are left out.
 // Edges carry their label (kind, status, drift) as data; it is drawn only while the edge is
 // hovered or selected, above everything, on a white backing.
@@ -124,6 +124,7 @@ export const STYLE = [
     },
   },
   { selector: "node[kind='caption']", style: { "border-width": 0, "background-opacity": 0 } },
+  { selector: "node[kind='lane']", style: { label: "data(text)" } },
   { selector: "node[kind='lane'].retired", style: { "border-style": "dashed", color: "#c62828" } },
   { selector: "node[kind='lane'].limited", style: { "border-width": 2, "border-color": LIMITED, color: LIMITED } },
   {
@@ -297,8 +298,12 @@ function threadBox(thread, focused, limited, opening, sent) {
     const row = first + index;
     const color = providerColor(pt.provider);
     const classes = [RETIRED.has(pt.status) ? "retired" : "", limited.has(pt.provider) ? "limited" : ""];
-    const label = `${pt.provider} · ${pt.status}${limited.has(pt.provider) ? ` · ${t("limited")}` : ""}`;
-    add({ id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label, full: label, color, dx: PAD + LABEL / 2, dy: rowY(row) }, classes.join(" ").trim());
+    // Drawn without "limited" (the amber border says it, so the status is never cut off);
+    // the label, the tooltip, has it.
+    const text = `${pt.provider} · ${pt.status}`;
+    const label = `${text}${limited.has(pt.provider) ? ` · ${t("limited")}` : ""}`;
+    const data = { id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label, text, full: label, color };
+    add({ ...data, dx: PAD + LABEL / 2, dy: rowY(row) }, classes.join(" ").trim());
     const native = new Set(pt.coverage.nativeRunOrdinals);
     const covered = new Set(pt.coverage.coveredRunOrdinals);
     const cells = [

@@ -203,14 +203,19 @@ function legend() {
   const providers = [...new Set(family.nodes.flatMap((n) => n.thread.runs.map((r) => r.provider)))];
   const swatch = (color, text, cls = "") =>
     details.h("li", {}, details.h("span", { class: `swatch ${cls}`, style: `--c:${color}` }), text);
+  const edges = cy.edges().length
+    ? [
+        details.h("h3", {}, t("edges")),
+        details.h("ul", {}, [
+          swatch(RELATIONSHIPS.FORK, t("forkEdge"), "line"),
+          swatch(RELATIONSHIPS.SUBAGENT, t("subagentEdge"), "line dotted"),
+          swatch(STATUS.CONSUMED, t("backEdge"), "line dashed"),
+        ]),
+        details.h("p", { class: "hint" }, t("edgeHint")),
+      ]
+    : [];
   $("legend").replaceChildren(
-    details.h("h3", {}, t("edges")),
-    details.h("ul", {}, [
-      swatch(RELATIONSHIPS.FORK, t("forkEdge"), "line"),
-      swatch(RELATIONSHIPS.SUBAGENT, t("subagentEdge"), "line dotted"),
-      swatch(STATUS.CONSUMED, t("backEdge"), "line dashed"),
-    ]),
-    details.h("p", { class: "hint" }, t("edgeHint")),
+    ...edges,
     details.h("h3", {}, t("providers")),
     details.h("ul", {}, providers.map((p) => swatch(providerColor(p), p))),
     details.h("ul", {}, [
