@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import re
 import secrets
@@ -239,7 +240,10 @@ class Store:
         parameter shapes.
         """
         if not self.warm and (self._warming is None or self._warming.done()):
-            self._warming = asyncio.create_task(self._warm_every_statement())
+            # In a context of its own: it serves no request, though one may start it.
+            self._warming = asyncio.create_task(
+                self._warm_every_statement(), context=contextvars.Context()
+            )
 
     async def warm_up(self) -> None:
         """`start_warm_up`, waiting until it is done."""

@@ -29,6 +29,9 @@ RENAMED = {"levelname": "level", "name": "logger"}
 # uvicorn's copy of the message with terminal colours: not for a log collector.
 NOT_LOGGED = [*RESERVED_ATTRS, "color_message", "taskName"]
 TEXT_LINE = "%(levelprefix)s %(message)s [%(name)s, request %(request_id)s]"
+# Libraries whose INFO lines are chatter: the driver reports every schema statement that
+# found its index already made, at every start.
+QUIET = {"neo4j": "WARNING", "httpx": "WARNING"}
 
 
 class RequestIdFilter(logging.Filter):
@@ -58,7 +61,9 @@ def logging_config(fmt: LogFormat, level: str = "INFO") -> dict[str, Any]:
     """The `logging.config.dictConfig` of `threadline serve` (uvicorn's `log_config`):
     uvicorn's own lines and ours, in one format."""
     as_json = fmt is LogFormat.json or (fmt is LogFormat.auto and not sys.stderr.isatty())
-    return _json_config(level) if as_json else _text_config(level)
+    config = _json_config(level) if as_json else _text_config(level)
+    config["loggers"].update({name: {"level": quiet} for name, quiet in QUIET.items()})
+    return config
 
 
 def _json_config(level: str) -> dict[str, Any]:
