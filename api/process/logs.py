@@ -53,7 +53,11 @@ def json_formatter() -> logging.Formatter:
     from pythonjsonlogger.json import JsonFormatter
 
     return JsonFormatter(
-        JSON_FIELDS, rename_fields=RENAMED, reserved_attrs=NOT_LOGGED, timestamp="time"
+        JSON_FIELDS,
+        rename_fields=RENAMED,
+        reserved_attrs=NOT_LOGGED,
+        timestamp="time",
+        defaults={"time": None},  # holds the first place for the timestamp, written last
     )
 
 

@@ -4,6 +4,7 @@ and compose profile (parsed here: no Docker engine runs the profile in the tests
 from __future__ import annotations
 
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -11,11 +12,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.trace import format_trace_id
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from api.http.metrics import Metrics
 from api.process import telemetry
+from api.process.logs import RequestIdFilter
 from api.settings import LogFormat
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,6 +48,7 @@ logging.getLogger("threadline.test").warning("stored %s", "it", extra={{"workspa
 def test_a_json_log_line_names_its_request_and_keeps_the_extras() -> None:
     (line,) = logged(LogFormat.json, "req-1").splitlines()
     entry = json.loads(line)
+    assert list(entry)[:5] == ["time", "level", "logger", "message", "request_id"]
     assert entry["level"] == "WARNING" and entry["logger"] == "threadline.test"
     assert entry["message"] == "stored it" and entry["request_id"] == "req-1"
     assert entry["workspace"] == "w1" and entry["time"].endswith("+00:00")
@@ -53,6 +58,17 @@ def test_a_json_log_line_names_its_request_and_keeps_the_extras() -> None:
 def test_a_text_log_line_is_for_a_person() -> None:
     (line,) = logged(LogFormat.text, "req-2").splitlines()
     assert line.startswith("WARNING:") and "stored it" in line and "req-2" in line
+
+
+def test_a_line_written_inside_a_span_names_its_trace() -> None:
+    record = logging.LogRecord("threadline.test", logging.INFO, __file__, 1, "hi", None, None)
+    tracer = TracerProvider().get_tracer("test")
+    with tracer.start_as_current_span("request") as span:
+        RequestIdFilter().filter(record)
+    assert record.trace_id == format_trace_id(span.get_span_context().trace_id)
+    outside = logging.LogRecord("threadline.test", logging.INFO, __file__, 1, "hi", None, None)
+    RequestIdFilter().filter(outside)
+    assert not hasattr(outside, "trace_id")
 
 
 def test_traces_are_exported_only_with_an_endpoint() -> None:
