@@ -65,7 +65,7 @@ def test_a_line_written_inside_a_span_names_its_trace() -> None:
     tracer = TracerProvider().get_tracer("test")
     with tracer.start_as_current_span("request") as span:
         RequestIdFilter().filter(record)
-    assert record.trace_id == format_trace_id(span.get_span_context().trace_id)
+    assert record.__dict__["trace_id"] == format_trace_id(span.get_span_context().trace_id)
     outside = logging.LogRecord("threadline.test", logging.INFO, __file__, 1, "hi", None, None)
     RequestIdFilter().filter(outside)
     assert not hasattr(outside, "trace_id")
