@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.extensions import SchemaExtension
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
@@ -36,11 +37,13 @@ from api.graphql.limits import BodyLimit
 from api.graphql.schema import build_schema
 from api.http import pages
 from api.http.metrics import Metrics
+from api.http.request_ids import RequestIds
 from api.http.requests import decode_json, refusal_response, refused_caller, unnamed_choice
 from api.http.websockets import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
 from api.mcp import server as mcp
 from api.mcp.tools import Gateway
-from api.process import collector, orphans
+from api.process import collector, orphans, telemetry
+from api.process.telemetry import Telemetry
 from api.services import Services, SocketSlots
 from api.settings import Settings
 from graph.errors import ThreadlineError
@@ -193,13 +196,23 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         return data
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None,
+    store: Store | None = None,
+    tracing: Telemetry | None = None,
+) -> Starlette:
+    """`tracing`: where spans go; by default OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set,
+    else nowhere, and nothing is traced."""
     settings = settings or Settings()
     providers = load_providers(settings)
     tokens = load_tokens(settings)
     running = Running()
     metrics = Metrics()
-    schema = build_schema(settings, extra=[metrics.extension()])
+    traces = tracing or telemetry.from_environment()
+    extra: list[Callable[[], SchemaExtension]] = [metrics.extension()]
+    if traces is not None:
+        extra.append(traces.schema_extension())
+    schema = build_schema(settings, extra=extra)
     graphql = ThreadlineGraphQL(
         running,
         schema=schema,
@@ -226,6 +239,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             )
         )
         active.start_warm_up()
+        if traces is not None:
+            active.tracer = traces.tracer("threadline.store")
         unwatch = orphans.stop_with_parent(asyncio.get_running_loop())
         metrics.count_round_trips(lambda: active.round_trips)
         feeds = EventFeeds(active, settings.subscription_poll_s)
@@ -246,6 +261,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         await feeds.close()
         if summarizer is not None:
             await summarizer.close()
+        if traces is not None:
+            active.tracer = None
+            if tracing is None:  # ours: the buffered spans are sent before the process ends
+                traces.close()
         if owned:
             await active.close()
 
@@ -292,7 +311,11 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Mount("/static", pages.static_files(), name="static"),
         ],
         lifespan=lifespan,
-        middleware=[Middleware(BodyLimit, max_bytes=settings.max_body_bytes)],
+        middleware=[
+            Middleware(RequestIds),  # first: every line and span below knows the request
+            *([traces.middleware()] if traces is not None else []),
+            Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
+        ],
     )
     app.state.gateway = gateway  # what `threadline mcp` serves over stdio
     return app

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -12,6 +14,14 @@ from graph.runtime.local_neo4j import LocalNeo4j, Ports
 from resolvers.handoffs.budget import MIN_RESERVE_TOKENS, ContextPolicy
 from resolvers.handoffs.sources import SummaryPolicy
 from resolvers.start.staleness import StalenessPolicy
+
+
+class LogFormat(StrEnum):
+    """How `threadline serve` writes its log lines (api/process/logs.py)."""
+
+    auto = "auto"  # JSON unless stderr is a terminal
+    json = "json"
+    text = "text"
 
 
 class Settings(BaseSettings):
@@ -31,6 +41,10 @@ class Settings(BaseSettings):
     access_log: bool = Field(
         default=False, description="one uvicorn line per request (a few % of CPU under load)"
     )
+    log_format: LogFormat = Field(
+        default=LogFormat.auto, description="json | text; auto: JSON unless stderr is a terminal"
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     home: Path = Field(default=Path(".threadline"), description="managed Neo4j and local state")
     tokens_file: Path | None = None
     providers_file: Path | None = None

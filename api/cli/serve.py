@@ -10,6 +10,7 @@ import uvicorn
 
 from api.cli.checked import settings as checked_settings
 from api.cli.managed_neo4j import start
+from api.process.logs import logging_config
 from api.settings import Settings
 from graph.runtime.ports import is_free
 
@@ -82,12 +83,14 @@ def serve(
     if not settings.neo4j_uri:
         typer.echo("THREADLINE_NEO4J_URI is unset: using the managed local Neo4j...")
         start(settings.local_neo4j())
+    log_config = logging_config(settings.log_format, settings.log_level)
     if settings.workers == 1:
         uvicorn.run(
             create_app(settings),
             host=settings.host,
             port=settings.port,
             access_log=settings.access_log,
+            log_config=log_config,
         )
         return
     # Each worker process builds its own app from the same THREADLINE_* environment; the
@@ -99,6 +102,7 @@ def serve(
         port=settings.port,
         workers=settings.workers,
         access_log=settings.access_log,
+        log_config=log_config,
     )
 
 

@@ -16,6 +16,7 @@ from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
 from api.auth import TokenBook
+from api.graphql.errors import with_code
 from graph.errors import ErrorCode, ThreadlineError, invalid
 
 STATUS_BY_REASON = {"Unsupported content type": 415}
@@ -72,10 +73,8 @@ def refused_caller(tokens: TokenBook, authorization: str | None) -> JSONResponse
 
 
 def _body(status: int, code: ErrorCode, message: str) -> JSONResponse:
-    return JSONResponse(
-        {"errors": [{"message": message, "extensions": {"code": code.value}}]},
-        status_code=status,
-    )
+    error = with_code({"message": message, "extensions": {"code": code.value}})
+    return JSONResponse({"errors": [error]}, status_code=status)
 
 
 def refuse_subscription_over_http(execution: ExecutionContext) -> None:
