@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -193,8 +193,14 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         return data
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None,
+    store: Store | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> Starlette:
+    """`announce` hears one line as each start-up stage begins (`threadline serve`)."""
     settings = settings or Settings()
+    say = announce or (lambda _: None)
     providers = load_providers(settings)
     tokens = load_tokens(settings)
     running = Running()
@@ -215,6 +221,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         owned = store is None
         active = store or connect_store(settings)
+        say("migrating the schema")
         await active.migrate()
         active.rehearsal = warm_up.rehearsal(
             Caller(
@@ -225,6 +232,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 context=settings.context_policy(),
             )
         )
+        say("warming up: planning every statement on Neo4j once")
         active.start_warm_up()
         unwatch = orphans.stop_with_parent(asyncio.get_running_loop())
         metrics.count_round_trips(lambda: active.round_trips)
