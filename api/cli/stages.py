@@ -58,7 +58,7 @@ def announce_when_ready(settings: Settings, say: Say) -> threading.Thread:
     def watch() -> None:
         said = ""
         while True:
-            status, reason = _readiness(f"{base}/readyz")
+            status, reason = readiness(f"{base}/readyz")
             if status == "ready":
                 say(f"ready at {base}/graphql")
                 return
@@ -72,7 +72,7 @@ def announce_when_ready(settings: Settings, say: Say) -> threading.Thread:
     return thread
 
 
-def _readiness(url: str) -> tuple[str, str]:
+def readiness(url: str) -> tuple[str, str]:
     """(status, reason) as /readyz answers; ("", "") while nothing listens yet. urllib, not
     httpx, whose every request would be an INFO log line."""
     try:
