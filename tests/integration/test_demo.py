@@ -15,12 +15,14 @@ from api.cli import app
 from api.cli import demo_runs as spec
 from api.cli.demo import DemoStopped, seed_demo
 from api.cli.demo_client import typed_client
+from api.settings import Settings
 from graph.runtime.ports import free_ports
 from graph.store import Store, Tx
 from tests.support.family import Family
-from tests.support.graphql import GraphQLClient
+from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.managed import cli_env
 from tests.support.outage import Outage
+from tests.support.steps import tokens_file
 
 STRATEGIES = "query($id: ID!) { transfer(id: $id) { status resolutionStrategy consumedBy { id } } }"
 
@@ -211,3 +213,18 @@ async def test_a_step_that_keeps_failing_is_named_and_a_rerun_finishes_the_famil
     assert {role: demo.threads[role] for role in left} == left  # the same threads, finished
     assert await threads_by_workspace(clean_store) == {"default": len(demo.threads)}
     assert len(demo.threads) == 6
+
+
+async def test_a_service_that_wants_a_token_stops_the_demo_at_its_first_step(
+    clean_store: Store, tmp_path: Path
+) -> None:
+    tokens = tokens_file(tmp_path, {"a-token": ("team", "write")})
+    async with make_app_client(clean_store, Settings(tokens_file=tokens)) as http:
+        try:
+            await seed_demo(typed_client(http))
+        except DemoStopped as stopped:
+            said = str(stopped)
+        else:
+            raise AssertionError("seeded without a token")
+    assert said.startswith("The demo stopped at step 1 (createThread root): UNAUTHENTICATED")
+    assert "--token or THREADLINE_TOKEN" in said and said.endswith("It left no thread.")
