@@ -199,13 +199,15 @@ async def test_a_step_that_keeps_failing_is_named_and_a_rerun_finishes_the_famil
     outage = Outage(http, away=range(30, 10_000))
     async with outage.client() as flaky:
         try:
-            await seed_demo(typed_client(flaky), key="rerun", retry_s=1)
+            await seed_demo(typed_client(flaky), key="rerun", retry_s=10)
         except DemoStopped as stopped:
             left, said = dict(stopped.family.threads), str(stopped)
         else:
             raise AssertionError("the demo went through an outage")
     assert "\n" not in said
-    assert said.startswith("The demo stopped at step 30 (") and "UNAVAILABLE" in said
+    # Request 30 is step 30, unless a slow answer on a busy machine was retried before it.
+    stopped_at = re.match(r"The demo stopped at step (\d+) \(\w+ [^)]+\): UNAVAILABLE", said)
+    assert stopped_at and int(stopped_at.group(1)) <= 30, said
     assert left and all(f"{role} {ident}" in said for role, ident in left.items())
     assert "run `threadline demo` again" in said
 
