@@ -200,10 +200,13 @@ def create_app(
     settings: Settings | None = None,
     store: Store | None = None,
     tracing: Telemetry | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> Starlette:
     """`tracing`: where spans go; by default OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set,
-    else nowhere, and nothing is traced."""
+    else nowhere, and nothing is traced. `announce` hears one line as each start-up stage
+    begins (`threadline serve`)."""
     settings = settings or Settings()
+    say = announce or (lambda _: None)
     providers = load_providers(settings)
     tokens = load_tokens(settings)
     running = Running()
@@ -228,6 +231,7 @@ def create_app(
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         owned = store is None
         active = store or connect_store(settings)
+        say("migrating the schema")
         await active.migrate()
         active.rehearsal = warm_up.rehearsal(
             Caller(
@@ -238,6 +242,7 @@ def create_app(
                 context=settings.context_policy(),
             )
         )
+        say("warming up: planning every statement on Neo4j once")
         active.start_warm_up()
         if traces is not None:
             active.tracer = traces.tracer("threadline.store")

@@ -31,7 +31,11 @@ NOT_LOGGED = [*RESERVED_ATTRS, "color_message", "taskName"]
 TEXT_LINE = "%(levelprefix)s %(message)s [%(name)s, request %(request_id)s]"
 # Libraries whose INFO lines are chatter: the driver reports every schema statement that
 # found its index already made, at every start.
-QUIET = {"neo4j": "WARNING", "httpx": "WARNING"}
+# Libraries whose info lines are noise in a service's log: the driver's notes on each
+# schema statement, every httpx request, the MCP library's session chatter, and
+# uvicorn's start-up lines, which come before the warm-up ends (`threadline serve` says
+# "ready at" itself once /readyz answers 200). Their warnings and errors still show.
+QUIET = {"neo4j": "WARNING", "httpx": "WARNING", "mcp": "WARNING", "uvicorn.error": "WARNING"}
 
 
 class RequestIdFilter(logging.Filter):
