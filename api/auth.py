@@ -117,8 +117,10 @@ class TokenEntry(BaseModel):
 
     @field_validator("expires", mode="before")
     @classmethod
-    def _instant(cls, value: object) -> object:
-        return instant(value) if isinstance(value, datetime | date | str) else value
+    def _instant(cls, value: object) -> datetime | None:
+        if value is None or isinstance(value, datetime | date | str):
+            return None if value is None else instant(value)
+        raise ValueError("expires is a TOML date-time or an ISO 8601 string")
 
     def principal(self) -> Principal:
         try:
