@@ -21,6 +21,7 @@ from pathlib import Path
 import typer
 
 from bench import service
+from bench.cli import NEO4J_PASSWORD
 from bench.client import THREAD_COVERAGE, BenchError, GraphQL, ServiceThread
 from bench.results import Stat
 
@@ -103,15 +104,16 @@ async def measure(api: service.Api, label: str, samples: int, seed: int) -> Fair
         await flood.close()
 
 
-async def _run(folder: Path, neo4j_uri: str, samples: int, unlimited: bool) -> list[Fairness]:
+async def _run(
+    folder: Path, neo4j: tuple[str, tuple[str, str] | None], samples: int, unlimited: bool
+) -> list[Fairness]:
     results = []
     settings = [("default limit (50/s, burst 200)", DEFAULT_LIMIT)]
     if unlimited:
         settings.append(("no limit", NO_LIMIT))
     for n, (label, env) in enumerate(settings):
-        api = service.start_api(
-            folder / f"api-{n}", neo4j_uri, None, "neo4j", WORKSPACES, None, env
-        )
+        uri, auth = neo4j
+        api = service.start_api(folder / f"api-{n}", uri, auth, "neo4j", WORKSPACES, None, env)
         try:
             results.append(await measure(api, label, samples, seed=n))
         finally:
@@ -121,8 +123,9 @@ async def _run(folder: Path, neo4j_uri: str, samples: int, unlimited: bool) -> l
 
 def fairness(
     neo4j_uri: str | None = typer.Option(
-        None, "--neo4j-uri", help="A running Neo4j without auth (default: a throwaway one)."
+        None, "--neo4j-uri", help="A running Neo4j (default: a throwaway one)."
     ),
+    neo4j_password: str | None = NEO4J_PASSWORD,
     samples: int = typer.Option(200, "--samples", help="Calm reads per phase."),
     unlimited_too: bool = typer.Option(
         False, "--unlimited-too", help="Measure again on an API without a limit."
@@ -135,7 +138,8 @@ def fairness(
     neo4j = None if neo4j_uri else service.start_neo4j(home, "1k")
     try:
         uri = neo4j_uri or (neo4j.uri if neo4j else "")
-        results = asyncio.run(_run(home / "runs", uri, samples, unlimited_too))
+        auth = ("neo4j", neo4j_password) if neo4j_password and neo4j_uri else None
+        results = asyncio.run(_run(home / "runs", (uri, auth), samples, unlimited_too))
     finally:
         if neo4j is not None:
             neo4j.stop()

@@ -118,12 +118,18 @@ def test_an_expired_token_is_refused_saying_it_expired(pair: Pair) -> None:
 def test_a_broken_file_keeps_the_last_good_tokens(pair: Pair) -> None:
     good = pair.tokens.read_text()
     pair.tokens.write_text(good + "\n[[tokens]]\nname = ")  # an editor's half-saved file
-    assert wait_for(
-        lambda: any(line["event"] == "tokens_reload_failed" for line in audit_lines(pair.audit)),
-        WITHIN_S,
-    )
-    assert everywhere(pair, "keeper", None)
-    pair.tokens.write_text(good)
+    try:
+        # Each process looks at the file on a request: ask until both have seen it.
+        assert wait_for(
+            lambda: everywhere(pair, "keeper", None) and reload_failures(pair) >= len(pair.bases),
+            WITHIN_S,
+        )
+    finally:
+        pair.tokens.write_text(good)
+
+
+def reload_failures(pair: Pair) -> int:
+    return sum(line["event"] == "tokens_reload_failed" for line in audit_lines(pair.audit))
 
 
 def test_every_refusal_and_token_change_is_in_the_audit_log(pair: Pair) -> None:
