@@ -152,6 +152,17 @@ class Context:
         if self.auth_error is not None or self.principal is None:
             raise self.auth_error or unauthenticated()
 
+    def still_valid(self) -> None:
+        """On a websocket: raise (and audit) UNAUTHENTICATED once the token it connected
+        with has been revoked or has expired."""
+        if self.socket is None:
+            return
+        try:
+            self.services.tokens.authenticate(self.socket.authorization)
+        except Refusal as refusal:
+            self.services.audit.refusal(refusal, self.path, "threadEvents")
+            raise
+
     def authorize(self, needed: Access) -> None:
         """Raise UNAUTHENTICATED or FORBIDDEN unless the caller may do this."""
         self.require_token()

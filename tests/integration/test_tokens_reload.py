@@ -7,13 +7,17 @@ workers of `serve --workers N` do; each must see each change on its own.
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from tests.support.managed import wait_for
 from tests.support.served import served
@@ -113,6 +117,47 @@ def test_an_expired_token_is_refused_saying_it_expired(pair: Pair) -> None:
         refused = answer(base, late).json()["errors"][0]
         assert refused["extensions"]["code"] == "UNAUTHENTICATED"
         assert "'late' expired at 2020-01-01T00:00:00+00:00" in refused["message"]
+
+
+async def test_an_open_subscription_of_a_revoked_token_gets_no_more_events(pair: Pair) -> None:
+    token = shown_token(
+        console(
+            "new-token",
+            "watcher",
+            "--workspace",
+            "w",
+            "--append",
+            str(pair.tokens),
+            audit=pair.audit,
+        )
+    )
+    assert wait_for(lambda: everywhere(pair, token, None), WITHIN_S)
+    base = pair.bases[0]
+    thread = answer(base, "keeper", MUTATION).json()["data"]["createThread"]["id"]
+    async with websockets.connect(
+        base.replace("http://", "ws://") + "/graphql",
+        subprotocols=[websockets.Subprotocol("graphql-transport-ws")],
+        additional_headers={"Authorization": f"Bearer {token}"},
+    ) as ws:
+        await ws.send(json.dumps({"type": "connection_init", "payload": {}}))
+        assert (await receive(ws))["type"] == "connection_ack"
+        query = "subscription($id: ID!) { threadEvents(threadId: $id) { type } }"
+        payload = {"query": query, "variables": {"id": thread}}
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+        assert (await receive(ws))["payload"]["data"]["threadEvents"]["type"] == "thread.created"
+        console("revoke-token", "watcher", "--file", str(pair.tokens), audit=pair.audit)
+        assert wait_for(lambda: everywhere(pair, token, "UNAUTHENTICATED"), WITHIN_S)
+        clean = "mutation($id: ID!) { requestCleanContext(threadId: $id) { id } }"
+        body = {"query": clean, "variables": {"id": thread}}
+        assert code(answer(base, "keeper", body)) is None
+        ended = await receive(ws)
+        errors = ended["payload"] if ended["type"] == "error" else ended["payload"]["errors"]
+        assert errors[0]["extensions"]["code"] == "UNAUTHENTICATED", ended
+
+
+async def receive(ws: websockets.ClientConnection) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), WITHIN_S))
+    return message
 
 
 def test_a_broken_file_keeps_the_last_good_tokens(pair: Pair) -> None:
