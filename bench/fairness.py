@@ -2,8 +2,9 @@
 
 A `threadline serve` with the default rate limit (50 requests/s, burst 200 per token)
 holds two workspaces. `calm` reads its thread (`thread { runs providerThreads { coverage
-} }`) at an agent's pace, ten calls a second: first alone, then while `flood` sends the
-same read from 8 clients at full speed, ignoring every 429. The figure is calm's p95
+} }`) at an agent's pace, ten calls a second: first alone, then while `flood` polls its
+thread list (`threads(first: 5)`, a runaway client's cheap loop) from 8 clients at full
+speed, ignoring every 429. The figure is calm's p95
 under the flood over its p95 alone (target at most 2). With `--unlimited-too` the same
 is measured again on a second API without a limit (RATE_LIMIT_RPS=0), for comparison.
 """
@@ -31,6 +32,7 @@ TARGET_RATIO = 2.0
 WORKSPACES = ["calm", "flood"]
 DEFAULT_LIMIT = {"THREADLINE_RATE_LIMIT_RPS": "50", "THREADLINE_RATE_LIMIT_BURST": "200"}
 NO_LIMIT = {"THREADLINE_RATE_LIMIT_RPS": "0"}
+FLOOD_READ = "query { threads(first: 5) { edges { cursor } } }"
 OUTPUT = typer.Option(None, "--output", help="Also write the table here.")
 
 
@@ -68,10 +70,10 @@ async def _calm(gql: GraphQL, thread_id: str, samples: int) -> Stat:
     return Stat.of(seconds)
 
 
-async def _flood(gql: GraphQL, thread_id: str, stop: asyncio.Event, answers: Counter[str]) -> None:
+async def _flood(gql: GraphQL, stop: asyncio.Event, answers: Counter[str]) -> None:
     while not stop.is_set():
         try:
-            await gql(THREAD_COVERAGE, id=thread_id)
+            await gql(FLOOD_READ)
             answers["ok"] += 1
         except BenchError as error:  # a 429 among them: this client ignores Retry-After
             answers[str(error).split(":")[0]] += 1
@@ -90,10 +92,7 @@ async def measure(api: service.Api, label: str, samples: int, seed: int) -> Fair
         alone = await _calm(calm, calm_thread.thread_id, samples)
         stop, answers = asyncio.Event(), Counter[str]()
         began = time.perf_counter()
-        flooders = [
-            asyncio.create_task(_flood(flood, flood_thread.thread_id, stop, answers))
-            for _ in range(FLOODERS)
-        ]
+        flooders = [asyncio.create_task(_flood(flood, stop, answers)) for _ in range(FLOODERS)]
         await asyncio.sleep(1.0)  # the flood is under way (and past its burst) first
         flooded = await _calm(calm, calm_thread.thread_id, samples)
         stop.set()
