@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+import signal
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -26,7 +28,8 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET, UnsetType
 
-from api.auth import TokenBook
+from api.audit import Audit
+from api.auth import TokenBook, unauthenticated
 from api.commands import warm_up
 from api.commands.caller import Caller
 from api.commands.summarizer_client import ConfiguredSummarizer
@@ -37,9 +40,11 @@ from api.graphql.limits import BodyLimit
 from api.graphql.schema import build_schema
 from api.http import pages
 from api.http.metrics import Metrics
+from api.http.rate_limits import Rate, RateLimited, RateLimits
 from api.http.request_ids import RequestIds
 from api.http.requests import decode_json, refusal_response, refused_caller, unnamed_choice
 from api.http.websockets import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
+from api.live_tokens import LiveTokens
 from api.mcp import server as mcp
 from api.mcp.tools import Gateway
 from api.process import collector, orphans, telemetry
@@ -61,6 +66,26 @@ def load_providers(settings: Settings) -> ProviderRegistry:
 
 def load_tokens(settings: Settings) -> TokenBook:
     return TokenBook.from_toml(settings.tokens_file.read_text() if settings.tokens_file else None)
+
+
+def rate_limits(settings: Settings) -> RateLimits:
+    rps = settings.rate_limit_rps
+    return RateLimits(Rate(rps, settings.rate_limit_burst) if rps > 0 else None)
+
+
+@contextlib.contextmanager
+def reload_on_sighup(tokens: LiveTokens) -> Iterator[None]:
+    """SIGHUP re-reads the tokens file at once (where this process may take signals)."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGHUP, tokens.refresh, True)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGHUP)
 
 
 def configured_summarizer(settings: Settings) -> ConfiguredSummarizer | None:
@@ -117,8 +142,9 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         try:
             response = await self.run(request)
         except HTTPException as error:
-            tokens = self._running.get().tokens
-            response = refusal_response(error, tokens, request.headers.get("authorization"))
+            response = refusal_response(
+                error, self._running.get(), request.headers.get("authorization")
+            )
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
@@ -149,7 +175,9 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         authorization = request.headers.get("authorization")
         context.authenticate(authorization)
         if isinstance(request, WebSocket):
-            context.socket = SocketState(bearer_in_header=authorization is not None)
+            context.socket = SocketState(
+                bearer_in_header=authorization is not None, authorization=authorization
+            )
             setattr(request.state, CONTEXT, context)
         return context
 
@@ -159,12 +187,20 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         assert socket is not None
         token = (context.connection_params or {}).get("Authorization")
         if not socket.bearer_in_header and isinstance(token, str):
+            socket.authorization = token
             context.authenticate(token)
+        services = context.services
         if context.principal is None:
-            refused = context.auth_error or ThreadlineError.unauthenticated()
+            refused = context.auth_error or unauthenticated()
+            services.audit.refusal(refused, "/graphql", "connection_init")
             socket.refusal = (4403, refused.message)
             raise ConnectionRejectionError()
-        sockets = context.services.sockets
+        limited = services.rate_limits.take(context.principal)
+        if limited is not None:
+            services.audit.rate_limited(context.principal, limited.message, "/graphql")
+            socket.refusal = (TOO_MANY_CONNECTIONS, limited.message)
+            raise ConnectionRejectionError()
+        sockets = services.sockets
         if not sockets.take(context.principal.name):
             socket.refusal = (
                 TOO_MANY_CONNECTIONS,
@@ -208,7 +244,8 @@ def create_app(
     settings = settings or Settings()
     say = announce or (lambda _: None)
     providers = load_providers(settings)
-    tokens = load_tokens(settings)
+    audit = Audit(settings.audit_log)
+    tokens = LiveTokens(settings.tokens_file, audit)
     running = Running()
     metrics = Metrics()
     traces = tracing or telemetry.from_environment()
@@ -257,9 +294,11 @@ def create_app(
             tokens=tokens,
             feeds=feeds,
             sockets=SocketSlots(settings.max_connections_per_token),
+            audit=audit,
+            rate_limits=rate_limits(settings),
             summarizer=summarizer,
         )
-        with collector.settled():
+        with collector.settled(), audit.opened(), reload_on_sighup(tokens):
             async with mcp.sessions(agents):
                 yield
         unwatch()
@@ -276,7 +315,7 @@ def create_app(
     async def metrics_endpoint(request: Request) -> Response:
         """Counts and timings of every workspace's operations: with a tokens file, for
         holders of a valid token (Prometheus sends one with `authorization`)."""
-        refused = refused_caller(tokens, request.headers.get("authorization"))
+        refused = refused_caller(running.get(), request.headers.get("authorization"), "/metrics")
         return refused or await metrics.endpoint(request)
 
     async def healthz(_: Request) -> Response:
@@ -319,6 +358,7 @@ def create_app(
         middleware=[
             Middleware(RequestIds),  # first: every line and span below knows the request
             *([traces.middleware()] if traces is not None else []),
+            Middleware(RateLimited, services=running.get),
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
         ],
     )

@@ -46,7 +46,16 @@ class Settings(BaseSettings):
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     home: Path = Field(default=Path(".threadline"), description="managed Neo4j and local state")
-    tokens_file: Path | None = None
+    tokens_file: Path | None = Field(
+        default=None, description="re-read when it changes (within a second) or on SIGHUP"
+    )
+    audit_log: Path | None = Field(
+        default=None, description="JSON lines of refusals and token changes; unset = stderr"
+    )
+    # Requests per token (per workspace when open), per API process: `burst` at once and
+    # `rps` sustained (README "Rate limits"); 0 = no limit.
+    rate_limit_rps: float = Field(default=50.0, ge=0)
+    rate_limit_burst: int = Field(default=200, ge=1)
     providers_file: Path | None = None
     graphiql: bool = True
     production: bool = Field(default=False, description="no GraphiQL, no introspection")

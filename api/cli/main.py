@@ -26,6 +26,7 @@ app.add_typer(cypher_app, name="cypher")
 app.command()(serve.serve)
 app.command()(serve.migrate)
 app.command("new-token")(tokens.new_token)
+app.command("revoke-token")(tokens.revoke_token)
 app.command("mcp")(mcp_stdio.serve_stdio)
 app.command("import")(import_session.import_file)
 
