@@ -63,7 +63,12 @@ async def test_over_the_limit_is_429_with_retry_after_for_that_token_only(
         retry_after = int(refused.headers["retry-after"])
         assert 1 <= retry_after <= 50
         (error,) = refused.json()["errors"]
-        assert error["extensions"] == {"code": "RATE_LIMITED", "retryAfter": retry_after}
+        answering = refused.headers["x-request-id"]
+        assert error["extensions"] == {
+            "code": "RATE_LIMITED",
+            "retryAfter": retry_after,
+            "requestId": answering,
+        }
         assert "flood" in error["message"]
         mcp = await http.post("/mcp", json={}, headers=bearer("flood-token"))
         assert mcp.status_code == 429, "/mcp counts against the same limit"
