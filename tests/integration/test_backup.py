@@ -28,7 +28,7 @@ from tests.support.managed import cli_env
 from tests.support.snapshots import FIXTURES, TIMEOUT_S, canonical_export, export, token_for
 
 SNAPSHOT = FIXTURES / "schema-5-demo.jsonl"
-THREADS = "{ threads(first: 50) { edges { node { id runs(includeRolledBack: true) { ordinal } } } } }"
+THREADS = "{ threads(first: 50) { edges { node { runs(includeRolledBack: true) { ordinal } } } } }"
 
 
 def lines(path: Path) -> list[str]:
