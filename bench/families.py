@@ -385,6 +385,8 @@ class ThreadSim:
         state = self.pts[run.provider_thread_id]
         state.seen.add(run.ordinal)
         state.last_native = run.ordinal
+        texts = (item["text"] for item in run.items)
+        state.record.held_tokens += summarizer.tokens_held(run.input, texts)
         self.rec.version += 1
 
     def rollback(self, to_ordinal: int) -> None:
@@ -717,9 +719,10 @@ class ThreadSim:
         text, sections = summary(plan.title, plan.runs, plan.task, plan.result)
         target = self.pts[to_pt].record
         # No generated native thread reports its usage, so each start's budget is the
-        # one the service gives a native thread that never reported: the whole window.
+        # one the service gives a native thread that never reported: the window less what
+        # it was sent.
         budget = context_budget(
-            REGISTRY.get(target.provider), target.model, None, 0, ContextPolicy()
+            REGISTRY.get(target.provider), target.model, None, target.held_tokens, ContextPolicy()
         )
         quality = assess(text, [plan.source.digest(run) for run in plan.runs])
         handoff = HandoffRecord(
@@ -743,6 +746,7 @@ class ThreadSim:
             budget=budget.model_dump(mode="json"),
             quality=quality.model_dump(mode="json"),
         )
+        target.held_tokens += summarizer.token_estimate(text)
         self.rec.handoffs.append(handoff)
         return handoff
 

@@ -50,7 +50,7 @@ from graph.models import (
     RunStatus,
 )
 from graph.ranges import Ranges
-from resolvers.handoffs.summarizer import digest_of
+from resolvers.handoffs.summarizer import digest_of, token_estimate
 
 Row = dict[str, Any]
 
@@ -250,6 +250,7 @@ def provider_thread_props(
             "forkedFromId": pt.forked_from_id,
             "staleSignals": pt.stale_signals,
             "nativeRanges": _ranges(native),
+            "heldTokens": pt.held_tokens,
             "historyJson": _history(
                 "providerThread",
                 (pt.created_at, {"status": "PENDING", "model": pt.model}),
@@ -291,7 +292,7 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             "omittedJson": _json([]),
             "qualityJson": _json(handoff.quality) if handoff.quality is not None else None,
             "qualityScore": handoff.quality["score"] if handoff.quality is not None else None,
-            "tokenEstimate": -(-len(handoff.summary_text) // 4),
+            "tokenEstimate": token_estimate(handoff.summary_text),
             "status": handoff.status,
             "createdAt": handoff.created_at,
             "updatedAt": handoff.updated_at,

@@ -76,6 +76,7 @@ class ProviderThreadRecord:
     native_ref: str | None = None
     forked_from_id: str | None = None
     stale_signals: list[str] | None = None
+    held_tokens: int = 0  # what the service counts it holds (ProviderThread.heldTokens)
 
 
 @dataclass

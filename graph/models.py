@@ -383,6 +383,9 @@ class ProviderThreadNode(Node):
     staleSignals: list[StalenessSignal] | None = None  # when STALE: the signals that retired it
     nativeRanges: list[int] = Field(default_factory=list)  # flattened Ranges
     contextUsage: ContextUsage | None = None  # the latest usage its provider reported
+    # About how many tokens it holds by Threadline's records: the handoffs injected into it
+    # and its native runs' inputs and items. A budget's "used" when it never reported usage.
+    heldTokens: int = 0
     sessionKey: str | None = None  # an imported session: "<provider>:<session id>"
 
     @property

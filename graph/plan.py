@@ -85,6 +85,7 @@ class ProviderThreadChange(NodeChange):
     historyMode: HistoryMode | None = None
     nativeRanges: list[int] | None = None  # flattened Ranges
     contextUsage: ContextUsage | None = None
+    heldTokens: int | None = None
 
 
 class HandoffChange(NodeChange):

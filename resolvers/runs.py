@@ -28,7 +28,7 @@ from graph.models import (
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
-from resolvers.handoffs.summarizer import digest_of
+from resolvers.handoffs.summarizer import digest_of, tokens_held
 
 
 def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | None) -> ThreadNode:
@@ -251,7 +251,9 @@ def _ended(
     if pt is not None:
         draft.change(
             ProviderThreadChange(
-                id=pt.id, nativeRanges=pt.native.with_ordinal(run.ordinal).flatten()
+                id=pt.id,
+                nativeRanges=pt.native.with_ordinal(run.ordinal).flatten(),
+                heldTokens=pt.heldTokens + tokens_held(run.input, (i.text for i in run.items)),
             )
         )
     return run

@@ -13,9 +13,11 @@ import pytest
 from hypothesis import settings
 
 from api.settings import Settings, test_neo4j
+from graph.console import readonly
 from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client, wipe
+from tests.support.seeded import Seeded, read_only_graph, seeded_demo
 from tests.support.served import serve
 
 TEST_URI_ENV = "THREADLINE_TEST_NEO4J_URI"
@@ -99,6 +101,20 @@ async def live(live_api: str, clean_store: Store) -> AsyncIterator[GraphQLClient
     limits = httpx.Limits(max_connections=50)
     async with httpx.AsyncClient(base_url=live_api, timeout=60, limits=limits) as http:
         yield GraphQLClient(http)
+
+
+@pytest.fixture(scope="module")
+async def seeded(store: Store, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Seeded]:
+    """The demo family, in `default` and in `other` (tests/support/seeded.py)."""
+    async with seeded_demo(store, tmp_path_factory.mktemp("tokens")) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def graph(neo4j_uri: str) -> Iterator[readonly.ReadOnlyGraph]:
+    """The analysts' read-only connection to the test Neo4j."""
+    with read_only_graph(neo4j_uri) as connected:
+        yield connected
 
 
 @pytest.fixture

@@ -2,34 +2,33 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from api.commands.caller import Caller, decided, locked
 from api.commands.receipts import Written
 from graph import events, repo
 from graph.errors import not_found
-from graph.models import HandoffNode, ThreadState, TransferNode
+from graph.models import HandoffNode, ProviderThreadNode, RunDigest, ThreadState, TransferNode
 from graph.store import Tx
 from resolvers.handoffs import replacement as handoff_plans
+from resolvers.handoffs.planning import PlannedHandoff
+from resolvers.providers import ProviderCapabilities
 from resolvers.start import transfers
 
 
 async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written[str]:
-    state, related, handoff, transfer = await _handoff(tx, caller, handoff_id)
-    provider = caller.providers.get(handoff_plans.target_of(handoff, state).provider)
-    plan = await decided(
-        tx,
-        caller,
-        lambda content: transfers.replan(handoff, transfer, state, related, provider, content),
-    )
+    found = await _replanned(tx, caller, handoff_id)
+    plan = found.plan
     draft = caller.draft()
     ident = handoff_plans.replace(
         draft,
-        state,
-        handoff,
+        found.state,
+        found.handoff,
         plan.summary.text,
         plan.summary.sections,
         plan.summary.omitted,
-        plan.material.runs if plan.material is not None else [],
-        handoff_plans.regenerated(handoff, plan.generationMs),
+        found.covered,
+        handoff_plans.regenerated(found.handoff, plan.generationMs),
         events.HandoffRegenerated,
     )
     return Written(ident, draft.build())
@@ -39,29 +38,49 @@ async def submit_handoff_summary(
     tx: Tx, caller: Caller, handoff_id: str, summary_text: str, created_by_provider: str
 ) -> Written[str]:
     caller.providers.get(created_by_provider)
-    state, related, handoff, transfer = await _handoff(tx, caller, handoff_id)
-    target_pt = handoff_plans.target_of(handoff, state)
-    provider = caller.providers.get(target_pt.provider)
-    handoff_plans.check_submitted(summary_text, provider)
     # What the text covers, to grade it by: the material a regeneration would summarise.
-    covers = await decided(
+    found = await _replanned(tx, caller, handoff_id)
+    handoff_plans.check_submitted(summary_text, found.provider)
+    draft = caller.draft()
+    ident = handoff_plans.replace(
+        draft,
+        found.state,
+        found.handoff,
+        summary_text,
+        handoff_plans.submitted_sections(summary_text),
+        [],
+        found.covered,
+        handoff_plans.submitted(found.handoff, found.target, created_by_provider, draft.at),
+        events.HandoffSubmitted,
+    )
+    return Written(ident, draft.build())
+
+
+@dataclass(frozen=True)
+class Replanned:
+    """A handoff about to be written again, and the plan that would build it now."""
+
+    state: ThreadState
+    handoff: HandoffNode
+    target: ProviderThreadNode
+    provider: ProviderCapabilities
+    plan: PlannedHandoff
+
+    @property
+    def covered(self) -> list[RunDigest]:
+        return self.plan.material.runs if self.plan.material is not None else []
+
+
+async def _replanned(tx: Tx, caller: Caller, handoff_id: str) -> Replanned:
+    state, related, handoff, transfer = await _handoff(tx, caller, handoff_id)
+    target = handoff_plans.target_of(handoff, state)
+    provider = caller.providers.get(target.provider)
+    plan = await decided(
         tx,
         caller,
         lambda content: transfers.replan(handoff, transfer, state, related, provider, content),
     )
-    draft = caller.draft()
-    ident = handoff_plans.replace(
-        draft,
-        state,
-        handoff,
-        summary_text,
-        handoff_plans.submitted_sections(summary_text),
-        [],
-        covers.material.runs if covers.material is not None else [],
-        handoff_plans.submitted(handoff, target_pt, created_by_provider, draft.at),
-        events.HandoffSubmitted,
-    )
-    return Written(ident, draft.build())
+    return Replanned(state, handoff, target, provider, plan)
 
 
 async def _handoff(

@@ -324,8 +324,8 @@ def _start_budget(decision: StartDecision) -> ContextBudget:
     budget = decision.budget
     if budget is None:
         pt = decision.providerThread
-        usage = pt.contextUsage if pt is not None else None
-        budget = context_budget(decision.provider, None, usage, 0, ContextPolicy())
+        usage, held = (pt.contextUsage, pt.heldTokens) if pt is not None else (None, 0)
+        budget = context_budget(decision.provider, None, usage, held, ContextPolicy())
     return _budget(budget)
 
 

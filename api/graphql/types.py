@@ -570,6 +570,11 @@ class ProviderThread:
     model: str | None
     runtime_mode: str | None
     history_mode: HistoryMode
+    held_tokens: int = strawberry.field(
+        description="About how many tokens it holds by Threadline's records: the handoffs "
+        "injected into it and its native runs' inputs and items. A start's budget counts "
+        "this as used while its provider has never reported usage."
+    )
     as_of: strawberry.Private[Instant | None] = None
 
     @classmethod

@@ -63,6 +63,12 @@ def token_estimate(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
+def tokens_held(run_input: str, item_texts: Iterable[str]) -> int:
+    """About how many tokens an ended run left in its native thread: its input and the
+    text of its items."""
+    return token_estimate(run_input) + sum(token_estimate(text) for text in item_texts)
+
+
 def summarize(
     runs: Sequence[RunDigest],
     *,

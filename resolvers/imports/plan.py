@@ -21,7 +21,7 @@ from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from graph.ranges import Ranges
 from resolvers import runs as run_plans
 from resolvers.draft import Draft
-from resolvers.handoffs.summarizer import digest_of
+from resolvers.handoffs.summarizer import digest_of, tokens_held
 from resolvers.imports import claude_code, codex
 from resolvers.imports.session import ImportedRun, ParsedSession
 
@@ -141,6 +141,7 @@ def _append(
     skipped: int,
 ) -> None:
     """`runs` as completed runs after `last_ordinal`, native on `pt`."""
+    held = pt.heldTokens
     for offset, imported in enumerate(runs, start=1):
         run = RunNode(
             id=draft.new_id("run"),
@@ -157,6 +158,7 @@ def _append(
             importKey=imported.fingerprint,
         )
         draft.run(run)
+        held += tokens_held(run.input, (item.text for item in run.items))
         draft.content(run.id, run.items, None)
         draft.change(RunChange(id=run.id, digest=digest_of(run), digestVersion=DIGEST_VERSION))
     added = Ranges.span(last_ordinal + 1, last_ordinal + len(runs)) if runs else Ranges()
@@ -164,7 +166,10 @@ def _append(
         draft.change(ThreadChange(id=thread_id, lastOrdinal=last_ordinal + len(runs)))
         draft.change(
             ProviderThreadChange(
-                id=pt.id, nativeRanges=(pt.native | added).flatten(), lastUsedAt=draft.at
+                id=pt.id,
+                nativeRanges=(pt.native | added).flatten(),
+                lastUsedAt=draft.at,
+                heldTokens=held,
             )
         )
     draft.event(

@@ -100,12 +100,13 @@ def provider_thread_at(
     versioned: Versioned[ProviderThreadNode], instant: Instant
 ) -> ProviderThreadNode | None:
     """The provider thread, if it existed (its native runs and last use: see `past`).
-    What its provider last reported is kept only as it is now, not in its history: the
-    past answers none."""
+    What its provider last reported, and what Threadline counts it holds, change with
+    every run and are kept only as they are now, not in its history: the past answers
+    none (a past start's budget counts its native thread as holding nothing)."""
     if not instant.saw(versioned.node.createdAt):
         return None
     found = fold("providerThread", versioned, instant)
-    return found.model_copy(update={"contextUsage": None})
+    return found.model_copy(update={"contextUsage": None, "heldTokens": 0})
 
 
 def handoff_at(versioned: Versioned[HandoffNode], instant: Instant) -> HandoffNode | None:

@@ -28,6 +28,7 @@ from graph.models import (
     TransferStatus,
     TransferType,
 )
+from graph.ranges import Ranges
 from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
 from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted, too_large
@@ -166,9 +167,10 @@ def _budget_of(
 ) -> ContextBudget:
     """The budget of a start into `target` (None: a new native thread, which holds
     nothing). An existing one holds what its provider last reported; one that never
-    reported is counted as holding nothing (docs/MODEL.md, "Context that fits")."""
-    usage = target.contextUsage if target is not None else None
-    return context_budget(provider, request.model, usage, 0, context)
+    reported, what Threadline sent it (docs/MODEL.md, "Context that fits")."""
+    if target is None:
+        return context_budget(provider, request.model, None, 0, context)
+    return context_budget(provider, request.model, target.contextUsage, target.heldTokens, context)
 
 
 def _in_injection_order(
@@ -424,7 +426,6 @@ def _reuse(
     explanation: list[str],
 ) -> StartDecision:
     cov = _coverage(state, pt)
-    thread_id = state.thread.id
     if not cov.missing:
         action = ProviderAction.CONTINUE if _ran_previous(state, pt) else ProviderAction.RESUME
         explanation.append(
@@ -444,46 +445,16 @@ def _reuse(
             f"Provider thread {pt.id} missed runs {span(cov.missing)}; resume it with a delta "
             "summary of those runs."
         )
-        handoff = plan_handoff(
-            thread_id,
-            content.runs(thread_id, cov.missing),
-            provider,
-            HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN,
-            HandoffKind.DELTA_CONTEXT,
-            exclude_pt=pt.id,
-            clock=content.clock,
-        )
-        return StartDecision(
-            strategy=StartStrategy.DELTA_HANDOFF_EXISTING_THREAD,
-            providerAction=ProviderAction.RESUME,
-            provider=provider,
-            providerThread=pt,
-            handoffs=[handoff],
-            explanation=explanation,
-        )
+        rung = StartStrategy.DELTA_HANDOFF_EXISTING_THREAD
+        return _with_handoff(rung, state, cov.missing, provider, pt, content, explanation)
     reason = (
         f"its delta chain is already {chain} long (limit {policy.max_delta_chain})"
         if cov.is_suffix()
         else "the runs it missed are not one contiguous suffix"
     )
     explanation.append(f"Provider thread {pt.id} is resumed with a full summary because {reason}.")
-    handoff = plan_handoff(
-        thread_id,
-        content.runs(thread_id, state.history),
-        provider,
-        HandoffStrategy.FULL_THREAD_SUMMARY,
-        HandoffKind.PORTABLE_CONTEXT,
-        exclude_pt=pt.id,
-        clock=content.clock,
-    )
-    return StartDecision(
-        strategy=StartStrategy.FULL_HANDOFF_EXISTING_THREAD,
-        providerAction=ProviderAction.RESUME,
-        provider=provider,
-        providerThread=pt,
-        handoffs=[handoff],
-        explanation=explanation,
-    )
+    rung = StartStrategy.FULL_HANDOFF_EXISTING_THREAD
+    return _with_handoff(rung, state, state.history, provider, pt, content, explanation)
 
 
 def _create(
@@ -505,19 +476,57 @@ def _create(
     explanation.append(
         f"Create a new {provider.kind} provider thread with a full summary of runs {span(history)}."
     )
-    handoff = plan_handoff(
-        state.thread.id,
-        content.runs(state.thread.id, history),
-        provider,
+    return _with_handoff(
+        StartStrategy.FULL_HANDOFF_NEW_THREAD, state, history, provider, None, content, explanation
+    )
+
+
+# What each rung that transfers context summarises, and how the provider takes it.
+RUNGS: dict[StartStrategy, tuple[HandoffStrategy, HandoffKind, ProviderAction]] = {
+    StartStrategy.DELTA_HANDOFF_EXISTING_THREAD: (
+        HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN,
+        HandoffKind.DELTA_CONTEXT,
+        ProviderAction.RESUME,
+    ),
+    StartStrategy.FULL_HANDOFF_EXISTING_THREAD: (
         HandoffStrategy.FULL_THREAD_SUMMARY,
         HandoffKind.PORTABLE_CONTEXT,
+        ProviderAction.RESUME,
+    ),
+    StartStrategy.FULL_HANDOFF_NEW_THREAD: (
+        HandoffStrategy.FULL_THREAD_SUMMARY,
+        HandoffKind.PORTABLE_CONTEXT,
+        ProviderAction.CREATE,
+    ),
+}
+
+
+def _with_handoff(
+    rung: StartStrategy,
+    state: ThreadState,
+    ordinals: Ranges,
+    provider: ProviderCapabilities,
+    pt: ProviderThreadNode | None,
+    content: Content,
+    explanation: list[str],
+) -> StartDecision:
+    """A start on `pt` (None: a new one) with one handoff of the runs `ordinals`; what
+    `pt` ran itself is left out of the summary."""
+    strategy, kind, action = RUNGS[rung]
+    handoff = plan_handoff(
+        state.thread.id,
+        content.runs(state.thread.id, ordinals),
+        provider,
+        strategy,
+        kind,
+        exclude_pt=pt.id if pt is not None else None,
         clock=content.clock,
     )
     return StartDecision(
-        strategy=StartStrategy.FULL_HANDOFF_NEW_THREAD,
-        providerAction=ProviderAction.CREATE,
+        strategy=rung,
+        providerAction=action,
         provider=provider,
-        providerThread=None,
+        providerThread=pt,
         handoffs=[handoff],
         explanation=explanation,
     )

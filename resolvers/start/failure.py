@@ -111,7 +111,9 @@ def _as_started(
     names = ", ".join(f"{h.id} ({h.summarySource})" for h in pending)
     # The start's own budget, as its handoffs keep it (one made before budgets: anew).
     kept = next((h.budget for h in pending if h.budget is not None), None)
-    budget = kept or context_budget(provider, run.model, pt.contextUsage, 0, ContextPolicy())
+    budget = kept or context_budget(
+        provider, run.model, pt.contextUsage, pt.heldTokens, ContextPolicy()
+    )
     return StartDecision(
         strategy=strategy,
         providerAction=action,

@@ -118,6 +118,9 @@ def start(
                 lastUsedAt=draft.at,
             )
         )
+    if handoffs:  # what the native thread will hold besides its own runs
+        injected = sum(h.tokenEstimate for h in handoffs)
+        draft.change(ProviderThreadChange(id=pt.id, heldTokens=pt.heldTokens + injected))
     status = summary_plans.run_status(pt, handoffs)
     started_with_delta = any(
         h.strategy is HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN for h in handoffs

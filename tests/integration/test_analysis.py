@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -17,24 +17,11 @@ import pytest
 
 from api.cli import demo_runs as spec
 from graph.console import analysis, readonly
-from graph.store import Store
 from tests.support.family import HISTORY, Family, at
-from tests.support.seeded import Seeded, read_only_graph, seeded_demo
+from tests.support.seeded import Seeded
 
 LIVE = ("ACTIVE", "ROLLED_BACK")
 RETIRED = ("STALE", "DIVERGENT", "FAILED")
-
-
-@pytest.fixture(scope="module")
-async def seeded(store: Store, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Seeded]:
-    async with seeded_demo(store, tmp_path_factory.mktemp("tokens")) as found:
-        yield found
-
-
-@pytest.fixture(scope="module")
-def graph(neo4j_uri: str) -> Iterator[readonly.ReadOnlyGraph]:
-    with read_only_graph(neo4j_uri) as connected:
-        yield connected
 
 
 def rows(

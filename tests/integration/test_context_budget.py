@@ -106,3 +106,26 @@ async def test_a_native_thread_too_full_for_what_it_missed_is_left_for_a_new_one
     assert (back["strategy"], back["providerAction"]) == ("FULL_HANDOFF_NEW_THREAD", "CREATE")
     assert back["providerThread"]["id"] != first["providerThread"]["id"]
     assert back["budget"] == budget(200_000, "PROVIDER", 0, 50_000) == explained["budget"]
+
+
+async def test_a_native_thread_that_never_reported_holds_what_threadline_sent_it(
+    gql: GraphQLClient,
+) -> None:
+    """Used = the handoffs injected into it and its own runs' inputs and items."""
+    thread = await new_thread(gql)
+    await run_once(gql, thread, "codex", "a" * 4_000)  # 1,000 tokens
+    first = await run_once(gql, thread, "claude", "b" * 2_000, items=[DECISION])
+    await run_once(gql, thread, "codex", "c" * 800)
+    received = (await gql(HANDOFFS, t=thread))["thread"]["providerThreads"]
+    claude = next(pt for pt in received if pt["id"] == first["providerThread"]["id"])
+    injected = sum(h["tokenEstimate"] for h in claude["handoffs"])
+    held = injected + 500 + 10  # its run's input and its decision
+    assert claude["heldTokens"] == held
+    back = await started(gql, thread, "claude")
+    assert back["providerThread"]["id"] == claude["id"]
+    assert back["budget"] == budget(200_000, "PROVIDER", held, 50_000)
+
+
+DECISION = {"kind": "DECISION", "text": "d" * 40}
+HANDOFFS = """query($t: ID!) { thread(id: $t) { providerThreads {
+  id heldTokens handoffs { tokenEstimate } } } }"""

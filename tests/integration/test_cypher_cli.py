@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -16,19 +15,7 @@ from api.cli import app
 from graph.console import analysis, readonly
 from graph.store import Store, Tx
 from tests.support.managed import cli_env
-from tests.support.seeded import Seeded, read_only_graph, seeded_demo
-
-
-@pytest.fixture(scope="module")
-async def seeded(store: Store, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Seeded]:
-    async with seeded_demo(store, tmp_path_factory.mktemp("tokens")) as found:
-        yield found
-
-
-@pytest.fixture(scope="module")
-def graph(neo4j_uri: str) -> Iterator[readonly.ReadOnlyGraph]:
-    with read_only_graph(neo4j_uri) as connected:
-        yield connected
+from tests.support.seeded import Seeded
 
 
 def cypher(neo4j_uri: str, *args: str) -> Result:

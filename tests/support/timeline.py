@@ -25,12 +25,13 @@ class Moment:
 
     @property
     def state(self) -> ThreadState:
-        """The state as history can tell it: a provider thread's reported usage is kept
-        only as it is now (resolvers/past/as_of.py)."""
-        pts = [
-            pt.model_copy(update={"contextUsage": None}) for pt in self.full_state.providerThreads
-        ]
+        """The state as history can tell it: a provider thread's reported usage and what
+        it holds are kept only as they are now (resolvers/past/as_of.py)."""
+        pts = [pt.model_copy(update=NOW_ONLY) for pt in self.full_state.providerThreads]
         return self.full_state.model_copy(update={"providerThreads": pts})
+
+
+NOW_ONLY = {"contextUsage": None, "heldTokens": 0}
 
 
 class TimedScenario(Scenario):

@@ -19,8 +19,9 @@ from graph.models import HandoffKind as Kind
 from graph.models import HandoffStrategy as Strategy
 from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted
 from resolvers.handoffs.planning import plan_handoff
-from resolvers.handoffs.summarizer import digest_of
+from resolvers.handoffs.summarizer import digest_of, token_estimate
 from resolvers.providers import registry_from_toml
+from tests.support.scenario import Scenario
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 PROVIDERS = registry_from_toml(
@@ -115,3 +116,17 @@ def test_handoffs_of_one_start_keep_room_for_each_ones_protected_items() -> None
     assert one.summary.omitted and not fits(
         [first, second], budget.model_copy(update={"budgetTokens": first.summary.protectedTokens})
     )
+
+
+def test_a_native_thread_that_never_reported_holds_its_handoffs_and_its_runs() -> None:
+    """Its "used" is what Threadline sent it: injected handoffs, its runs' inputs and items."""
+    sc = Scenario()
+    sc.run("codex", RunItem(kind=RunItemKind.DECISION, text="d" * 400))
+    sc.run("claude", RunItem(kind=RunItemKind.TEST, text="t" * 40))
+    claude = next(pt for pt in sc.provider_threads.values() if pt.provider == "claude")
+    injected = sum(h.tokenEstimate for h in sc.handoffs.values())
+    assert claude.heldTokens == injected + token_estimate("run 2") + 10
+    sc.run("codex")
+    back = sc.decide("claude")
+    assert back.providerThread is not None and back.providerThread.id == claude.id
+    assert back.budget is not None and back.budget.usedTokens == claude.heldTokens
