@@ -9,7 +9,6 @@ FILE through `graph.backup`, as `threadline backup` does. The workspace must be 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import io
 import os
 import secrets
@@ -27,6 +26,7 @@ from graph import backup
 from graph.snapshot import canonical
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client
+from tests.support.steps import tokens_file
 
 WORKSPACE = "snapshot"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "snapshots"
@@ -58,12 +58,7 @@ def token_for(workspace: str) -> Iterator[tuple[Settings, str]]:
     """Settings whose tokens file holds one write token of `workspace`, and the token."""
     token = secrets.token_urlsafe(16)
     with TemporaryDirectory() as folder:
-        tokens = Path(folder) / "tokens.toml"
-        tokens.write_text(
-            f'[[tokens]]\nname = "{workspace}"\n'
-            f'sha256 = "{hashlib.sha256(token.encode()).hexdigest()}"\n'
-            f'scopes = ["write"]\nworkspace = "{workspace}"\n'
-        )
+        tokens = tokens_file(Path(folder), {token: (workspace, "write")})
         yield Settings(tokens_file=tokens, db_timeout_s=TIMEOUT_S), token
 
 
