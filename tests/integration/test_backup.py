@@ -1,9 +1,10 @@
 """Backups that restore and upgrades that keep data: `threadline backup`, `restore`,
 `migrate --check`, and a Threadline older than its graph refused.
 
-The committed snapshot (tests/fixtures/snapshots/) was made by `graph.backup` from the demo
-family, a usage limit and a receipt (`python -m tests.support.snapshots FILE`). Every later
-release restores it and migrates it here, so each change proves it upgrades old data."""
+Each committed snapshot (tests/fixtures/snapshots/schema-N-demo.jsonl, N the schema version
+of the release that made it) holds the demo family, a usage limit and a receipt, written by
+`graph.backup` (`python -m tests.support.snapshots FILE`). Every later release restores and
+migrates each of them here, so every change proves it upgrades old data."""
 
 from __future__ import annotations
 
@@ -67,11 +68,12 @@ async def cli(neo4j_uri: str, *args: str) -> Result:
     return await asyncio.to_thread(CliRunner().invoke, app, list(args), env=cli_env(neo4j_uri))
 
 
-async def test_the_committed_snapshot_restores_and_upgrades_with_nothing_lost(
-    clean_store: Store,
+@pytest.mark.parametrize("committed", sorted(FIXTURES.glob("*.jsonl")), ids=lambda p: p.name)
+async def test_every_committed_snapshot_restores_and_upgrades_with_nothing_lost(
+    clean_store: Store, committed: Path
 ) -> None:
-    held = canonical(lines(SNAPSHOT))
-    workspace = await restore(clean_store, lines(SNAPSHOT))
+    held = canonical(lines(committed))
+    workspace = await restore(clean_store, lines(committed))
     await clean_store.migrate()
     assert await clean_store.pending_migrations() == []
 
