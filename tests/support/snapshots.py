@@ -22,8 +22,8 @@ from tempfile import TemporaryDirectory
 from api.cli.demo import seed_demo
 from api.cli.demo_client import typed_client
 from api.settings import Settings
-from graph import backup
-from graph.snapshot import canonical
+from graph import backup, queries
+from graph.snapshot import Counts, Header, canonical, node_line, relationship_line, trailer_line
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client
 from tests.support.steps import tokens_file
@@ -71,6 +71,19 @@ async def seed(store: Store, workspace: str = WORKSPACE) -> None:
             gql = GraphQLClient(http)
             await gql(REPORT_LIMIT, commandId="snapshot-limit")
             await gql(CLEAR_LIMIT)
+
+
+def tiny_snapshot(workspace: str, *, reverse: bool = False) -> list[str]:
+    """A two-node snapshot of `workspace` (its nodes in reverse order with `reverse`)."""
+    thread = {"labels": ["Thread"], "id": "t1", "element": "a"}
+    run = {"labels": ["Run"], "id": "r1", "element": "b"}
+    nodes = [
+        node_line(thread, {"id": "t1", "workspace": workspace, "title": "x"}),
+        node_line(run, {"id": "r1", "workspace": workspace, "ordinal": 1}),
+    ]
+    body = [*nodes[:: -1 if reverse else 1], relationship_line(thread, "HAS_RUN", run, {})]
+    header = Header(workspace, queries.schema_version(), "2026-12-02T00:00:00+00:00")
+    return [header.line(), *body, trailer_line(Counts(2, 1))]
 
 
 async def _seeded_snapshot() -> str:

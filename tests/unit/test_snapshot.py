@@ -14,18 +14,14 @@ from neo4j.time import Date, DateTime, Duration, Time
 
 from graph import queries
 from graph.snapshot import (
-    Counts,
-    Header,
     SnapshotError,
     canonical,
     decode,
     encode,
     export_key,
-    node_line,
     read,
-    relationship_line,
-    trailer_line,
 )
+from tests.support.snapshots import tiny_snapshot
 
 VALUES = [
     "text",
@@ -81,27 +77,15 @@ def test_keys_are_made_of_what_identifies_a_node_not_of_where_it_is_stored() -> 
     assert export_key({"labels": ["Other"], "element": "e7"}) == "Other:element:e7"
 
 
-def snapshot(workspace: str, *, reverse: bool = False) -> list[str]:
-    thread = {"labels": ["Thread"], "id": "t1", "element": "a"}
-    run = {"labels": ["Run"], "id": "r1", "element": "b"}
-    nodes = [
-        node_line(thread, {"id": "t1", "workspace": workspace, "title": "x"}),
-        node_line(run, {"id": "r1", "workspace": workspace, "ordinal": 1}),
-    ]
-    body = [*nodes[:: -1 if reverse else 1], relationship_line(thread, "HAS_RUN", run, {})]
-    header = Header(workspace, queries.schema_version(), "2026-12-02T00:00:00+00:00")
-    return [header.line(), *body, trailer_line(Counts(2, 1))]
-
-
 def test_a_canonical_export_ignores_order_time_and_the_workspace_name() -> None:
-    assert canonical(snapshot("a")) == canonical(snapshot("b", reverse=True))
-    assert '"workspace": "*"' in canonical(snapshot("a"))
-    changed = [line.replace('"title": "x"', '"title": "y"') for line in snapshot("a")]
-    assert canonical(changed) != canonical(snapshot("a"))
+    assert canonical(tiny_snapshot("a")) == canonical(tiny_snapshot("b", reverse=True))
+    assert '"workspace": "*"' in canonical(tiny_snapshot("a"))
+    changed = [line.replace('"title": "x"', '"title": "y"') for line in tiny_snapshot("a")]
+    assert canonical(changed) != canonical(tiny_snapshot("a"))
 
 
 def test_the_header_is_checked_before_anything_is_read() -> None:
-    good = snapshot("a")
+    good = tiny_snapshot("a")
     assert read(good, queries.schema_version()).header.workspace == "a"
     with pytest.raises(SnapshotError, match="empty"):
         read([], 5)
