@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+import signal
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -20,12 +22,14 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.extensions import SchemaExtension
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 from strawberry.types.unset import UNSET, UnsetType
 
-from api.auth import TokenBook
+from api.audit import Audit
+from api.auth import TokenBook, unauthenticated
 from api.commands import warm_up
 from api.commands.caller import Caller
 from api.commands.summarizer_client import ConfiguredSummarizer
@@ -36,11 +40,15 @@ from api.graphql.limits import BodyLimit
 from api.graphql.schema import build_schema
 from api.http import pages
 from api.http.metrics import Metrics
+from api.http.rate_limits import Rate, RateLimited, RateLimits
+from api.http.request_ids import RequestIds
 from api.http.requests import decode_json, refusal_response, refused_caller, unnamed_choice
 from api.http.websockets import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
+from api.live_tokens import LiveTokens
 from api.mcp import server as mcp
 from api.mcp.tools import Gateway
-from api.process import collector, orphans
+from api.process import collector, orphans, telemetry
+from api.process.telemetry import Telemetry
 from api.services import Services, SocketSlots
 from api.settings import Settings
 from graph.errors import ThreadlineError
@@ -58,6 +66,26 @@ def load_providers(settings: Settings) -> ProviderRegistry:
 
 def load_tokens(settings: Settings) -> TokenBook:
     return TokenBook.from_toml(settings.tokens_file.read_text() if settings.tokens_file else None)
+
+
+def rate_limits(settings: Settings) -> RateLimits:
+    rps = settings.rate_limit_rps
+    return RateLimits(Rate(rps, settings.rate_limit_burst) if rps > 0 else None)
+
+
+@contextlib.contextmanager
+def reload_on_sighup(tokens: LiveTokens) -> Iterator[None]:
+    """SIGHUP re-reads the tokens file at once (where this process may take signals)."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGHUP, tokens.refresh, True)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGHUP)
 
 
 def configured_summarizer(settings: Settings) -> ConfiguredSummarizer | None:
@@ -114,8 +142,9 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         try:
             response = await self.run(request)
         except HTTPException as error:
-            tokens = self._running.get().tokens
-            response = refusal_response(error, tokens, request.headers.get("authorization"))
+            response = refusal_response(
+                error, self._running.get(), request.headers.get("authorization")
+            )
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
@@ -146,7 +175,9 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         authorization = request.headers.get("authorization")
         context.authenticate(authorization)
         if isinstance(request, WebSocket):
-            context.socket = SocketState(bearer_in_header=authorization is not None)
+            context.socket = SocketState(
+                bearer_in_header=authorization is not None, authorization=authorization
+            )
             setattr(request.state, CONTEXT, context)
         return context
 
@@ -156,12 +187,20 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         assert socket is not None
         token = (context.connection_params or {}).get("Authorization")
         if not socket.bearer_in_header and isinstance(token, str):
+            socket.authorization = token
             context.authenticate(token)
+        services = context.services
         if context.principal is None:
-            refused = context.auth_error or ThreadlineError.unauthenticated()
+            refused = context.auth_error or unauthenticated()
+            services.audit.refusal(refused, "/graphql", "connection_init")
             socket.refusal = (4403, refused.message)
             raise ConnectionRejectionError()
-        sockets = context.services.sockets
+        limited = services.rate_limits.take(context.principal)
+        if limited is not None:
+            services.audit.rate_limited(context.principal, limited.message, "/graphql")
+            socket.refusal = (TOO_MANY_CONNECTIONS, limited.message)
+            raise ConnectionRejectionError()
+        sockets = services.sockets
         if not sockets.take(context.principal.name):
             socket.refusal = (
                 TOO_MANY_CONNECTIONS,
@@ -193,13 +232,27 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
         return data
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None,
+    store: Store | None = None,
+    tracing: Telemetry | None = None,
+    announce: Callable[[str], None] | None = None,
+) -> Starlette:
+    """`tracing`: where spans go; by default OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set,
+    else nowhere, and nothing is traced. `announce` hears one line as each start-up stage
+    begins (`threadline serve`)."""
     settings = settings or Settings()
+    say = announce or (lambda _: None)
     providers = load_providers(settings)
-    tokens = load_tokens(settings)
+    audit = Audit(settings.audit_log)
+    tokens = LiveTokens(settings.tokens_file, audit)
     running = Running()
     metrics = Metrics()
-    schema = build_schema(settings, extra=[metrics.extension()])
+    traces = tracing or telemetry.from_environment()
+    extra: list[Callable[[], SchemaExtension]] = [metrics.extension()]
+    if traces is not None:
+        extra.append(traces.schema_extension())
+    schema = build_schema(settings, extra=extra)
     graphql = ThreadlineGraphQL(
         running,
         schema=schema,
@@ -215,6 +268,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         owned = store is None
         active = store or connect_store(settings)
+        say("migrating the schema")
         await active.migrate()
         active.rehearsal = warm_up.rehearsal(
             Caller(
@@ -225,7 +279,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
                 context=settings.context_policy(),
             )
         )
+        say("warming up: planning every statement on Neo4j once")
         active.start_warm_up()
+        if traces is not None:
+            active.tracer = traces.tracer("threadline.store")
         unwatch = orphans.stop_with_parent(asyncio.get_running_loop())
         metrics.count_round_trips(lambda: active.round_trips)
         feeds = EventFeeds(active, settings.subscription_poll_s)
@@ -237,22 +294,28 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             tokens=tokens,
             feeds=feeds,
             sockets=SocketSlots(settings.max_connections_per_token),
+            audit=audit,
+            rate_limits=rate_limits(settings),
             summarizer=summarizer,
         )
-        with collector.settled():
+        with collector.settled(), audit.opened(), reload_on_sighup(tokens):
             async with mcp.sessions(agents):
                 yield
         unwatch()
         await feeds.close()
         if summarizer is not None:
             await summarizer.close()
+        if traces is not None:
+            active.tracer = None
+            if tracing is None:  # ours: the buffered spans are sent before the process ends
+                traces.close()
         if owned:
             await active.close()
 
     async def metrics_endpoint(request: Request) -> Response:
         """Counts and timings of every workspace's operations: with a tokens file, for
         holders of a valid token (Prometheus sends one with `authorization`)."""
-        refused = refused_caller(tokens, request.headers.get("authorization"))
+        refused = refused_caller(running.get(), request.headers.get("authorization"), "/metrics")
         return refused or await metrics.endpoint(request)
 
     async def healthz(_: Request) -> Response:
@@ -292,7 +355,12 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             Mount("/static", pages.static_files(), name="static"),
         ],
         lifespan=lifespan,
-        middleware=[Middleware(BodyLimit, max_bytes=settings.max_body_bytes)],
+        middleware=[
+            Middleware(RequestIds),  # first: every line and span below knows the request
+            *([traces.middleware()] if traces is not None else []),
+            Middleware(RateLimited, services=running.get),
+            Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
+        ],
     )
     app.state.gateway = gateway  # what `threadline mcp` serves over stdio
     return app

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from api.auth import TokenBook
+from api.audit import Audit
 from api.commands.summarizer_client import ConfiguredSummarizer
 from api.graphql.event_feed import EventFeeds
+from api.http.rate_limits import RateLimits
+from api.live_tokens import LiveTokens
 from api.settings import Settings
 from graph.store import Store
 from resolvers.providers import ProviderRegistry
@@ -37,7 +39,9 @@ class Services:
     settings: Settings
     store: Store
     providers: ProviderRegistry
-    tokens: TokenBook
+    tokens: LiveTokens
     feeds: EventFeeds
     sockets: SocketSlots
+    audit: Audit
+    rate_limits: RateLimits
     summarizer: ConfiguredSummarizer | None = None  # None: no SUMMARIZER_URL set

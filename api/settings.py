@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -12,6 +14,14 @@ from graph.runtime.local_neo4j import LocalNeo4j, Ports
 from resolvers.handoffs.budget import MIN_RESERVE_TOKENS, ContextPolicy
 from resolvers.handoffs.sources import SummaryPolicy
 from resolvers.start.staleness import StalenessPolicy
+
+
+class LogFormat(StrEnum):
+    """How `threadline serve` writes its log lines (api/process/logs.py)."""
+
+    auto = "auto"  # JSON unless stderr is a terminal
+    json = "json"
+    text = "text"
 
 
 class Settings(BaseSettings):
@@ -31,8 +41,21 @@ class Settings(BaseSettings):
     access_log: bool = Field(
         default=False, description="one uvicorn line per request (a few % of CPU under load)"
     )
+    log_format: LogFormat = Field(
+        default=LogFormat.auto, description="json | text; auto: JSON unless stderr is a terminal"
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     home: Path = Field(default=Path(".threadline"), description="managed Neo4j and local state")
-    tokens_file: Path | None = None
+    tokens_file: Path | None = Field(
+        default=None, description="re-read when it changes (within a second) or on SIGHUP"
+    )
+    audit_log: Path | None = Field(
+        default=None, description="JSON lines of refusals and token changes; unset = stderr"
+    )
+    # Requests per token (per workspace when open), per API process: `burst` at once and
+    # `rps` sustained (README "Rate limits"); 0 = no limit.
+    rate_limit_rps: float = Field(default=50.0, ge=0)
+    rate_limit_burst: int = Field(default=200, ge=1)
     providers_file: Path | None = None
     graphiql: bool = True
     production: bool = Field(default=False, description="no GraphiQL, no introspection")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 import typer
@@ -106,4 +107,12 @@ def bench(
 
 
 def main() -> None:
+    """`python -m bench [options]` is the benchmark; `python -m bench fairness [options]` the
+    fairness benchmark of the rate limit (bench/fairness.py)."""
+    if sys.argv[1:2] == ["fairness"]:
+        from bench.fairness import fairness
+
+        del sys.argv[1]
+        typer.run(fairness)
+        return
     typer.run(bench)

@@ -28,6 +28,10 @@ from graph.runtime.local_neo4j import LocalNeo4j
 # One query's database budget inside the served API. The default (5 s) is for users; the
 # harness measures latency and must not turn a slow answer on a busy machine into an error.
 API_DB_TIMEOUT_S = "60"
+# The per-token rate limit (on by default, 50/s) would cap the throughput figures at the
+# limit: the harness measures the service, so its API runs with the limit out of reach
+# (the limiter still counts every request). The fairness benchmark sets its own.
+API_RATE_LIMIT = {"THREADLINE_RATE_LIMIT_RPS": "1000000", "THREADLINE_RATE_LIMIT_BURST": "1000000"}
 # Heap and page cache of the throwaway Neo4j by scale. The store takes about 1 GB per 10k
 # generated threads (plus transaction logs), so 100k wants a machine with 16 GB or more.
 MEMORY = {"1k": ("1g", "1g"), "10k": ("1g", "2g"), "100k": ("2g", "8g")}
@@ -97,9 +101,10 @@ def start_api(
     database: str,
     workspaces: list[str],
     tokens: dict[str, str] | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> Api:
     """`threadline serve` on a free port, one write token per workspace (new ones, or
-    `tokens`: another process of the same service)."""
+    `tokens`: another process of the same service); `extra_env`: THREADLINE_* settings."""
     folder.mkdir(parents=True, exist_ok=True)
     if tokens is None:
         tokens = {workspace: secrets.token_urlsafe(24) for workspace in workspaces}
@@ -120,6 +125,8 @@ def start_api(
         "THREADLINE_PORT": str(port),
         "THREADLINE_TOKENS_FILE": str(tokens_file),
         "THREADLINE_DB_TIMEOUT_S": API_DB_TIMEOUT_S,
+        **API_RATE_LIMIT,
+        **(extra_env or {}),
     }
     env.pop("THREADLINE_NEO4J_PASSWORD", None)
     if auth is not None:

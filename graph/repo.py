@@ -450,9 +450,10 @@ async def threads_page(
     after: tuple[datetime, str] | None,
     first: int,
     title_contains: str | None = None,
+    newest_first: bool = False,
 ) -> list[ThreadNode]:
     rows = await tx.rows(
-        "thread/page",
+        "thread/page_newest" if newest_first else "thread/page",
         workspace=workspace,
         afterCreatedAt=after[0] if after else None,
         afterId=after[1] if after else None,

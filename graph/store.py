@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import re
 import secrets
@@ -37,6 +38,7 @@ from neo4j import (
     unit_of_work,
 )
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
+from opentelemetry.trace import SpanKind, Tracer
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_fixed
 
 from graph import queries
@@ -77,21 +79,30 @@ class Tx:
         self._store = store
 
     async def rows(self, name: str, **params: Any) -> list[Row]:
-        return await self._run(queries.load(name), params)
+        return await self._run(name, queries.load(name), params)
 
     async def bounded_rows(self, name: str, hops: int, **params: Any) -> list[Row]:
         """A named query with a variable-length hop bound (see queries.with_hops)."""
-        return await self._run(queries.with_hops(name, hops), params)
+        return await self._run(name, queries.with_hops(name, hops), params)
 
     async def sectioned_rows(self, name: str, **params: Any) -> list[Row]:
         """A named query of sections (queries.trimmed) with only those whose list parameter
         is not empty; the empty lists are not sent."""
         used = {key: value for key, value in params.items() if value != []}
-        return await self._run(queries.trimmed(name, used), used)
+        return await self._run(name, queries.trimmed(name, used), used)
 
-    async def _run(self, text: str, params: dict[str, Any]) -> list[Row]:
+    async def _run(self, name: str, text: str, params: dict[str, Any]) -> list[Row]:
+        """Every statement a request sends passes here: counted, and traced when the
+        store has a tracer (only while traces are exported: api/process/telemetry.py)."""
         self._store.round_trips += 1
-        return await self._fetch(text, params)
+        tracer = self._store.tracer
+        if tracer is None:
+            return await self._fetch(text, params)
+        attributes = self._store.span_attributes(name, params)
+        with tracer.start_as_current_span(
+            f"{name}.cypher", kind=SpanKind.CLIENT, attributes=attributes
+        ):
+            return await self._fetch(text, params)
 
     async def _fetch(self, text: str, params: dict[str, Any]) -> list[Row]:
         result = await self._tx.run(text, params)
@@ -117,7 +128,7 @@ class _RehearsalTx(Tx):
     with every string replaced by another of its length (the plan depends on lengths, not
     values), so that it never waits on a key this transaction has written."""
 
-    async def _run(self, text: str, params: dict[str, Any]) -> list[Row]:
+    async def _run(self, name: str, text: str, params: dict[str, Any]) -> list[Row]:
         await self._store._alone(text, _disguised(params), REHEARSAL_S)
         return await self._fetch(text, params)
 
@@ -170,6 +181,20 @@ class Store:
         # Commands rehearsed at warm-up, rolled back (api/commands/warm_up.py).
         self.rehearsal: Callable[[Tx], Awaitable[None]] | None = None
         self._warmed_once = False
+        # A span per statement while set (api/process/telemetry.py); None costs nothing.
+        self.tracer: Tracer | None = None
+
+    def span_attributes(self, name: str, params: dict[str, Any]) -> dict[str, str]:
+        """What a statement's span says: the database, the statement, its workspace."""
+        attributes = {
+            "db.system": "neo4j",
+            "db.namespace": self._database,
+            "db.query.name": name,
+        }
+        workspace = params.get("workspace")
+        if isinstance(workspace, str):
+            attributes["threadline.workspace"] = workspace
+        return attributes
 
     @classmethod
     def connect(
@@ -238,7 +263,10 @@ class Store:
         parameter shapes.
         """
         if not self.warm and (self._warming is None or self._warming.done()):
-            self._warming = asyncio.create_task(self._warm_every_statement())
+            # In a context of its own: it serves no request, though one may start it.
+            self._warming = asyncio.create_task(
+                self._warm_every_statement(), context=contextvars.Context()
+            )
 
     async def warm_up(self) -> None:
         """`start_warm_up`, waiting until it is done."""

@@ -18,7 +18,7 @@ from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client, wipe
 from tests.support.seeded import Seeded, read_only_graph, seeded_demo
-from tests.support.served import serve
+from tests.support.served import FLOOD_ENV, serve
 
 TEST_URI_ENV = "THREADLINE_TEST_NEO4J_URI"
 # Property tests check what holds, not how fast: on a busy 2-core box an example may take
@@ -92,8 +92,9 @@ async def gql(http: httpx.AsyncClient) -> GraphQLClient:
 
 @pytest.fixture(scope="module")
 def live_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """An open `threadline serve` (workspace `default`) on the test Neo4j."""
-    yield from serve(neo4j_uri, tmp_path_factory.mktemp("live"))
+    """An open `threadline serve` (workspace `default`) on the test Neo4j; every test of a
+    module shares it, so it takes their traffic without a rate limit's refusals."""
+    yield from serve(neo4j_uri, tmp_path_factory.mktemp("live"), **FLOOD_ENV)
 
 
 @pytest.fixture

@@ -20,9 +20,13 @@ The family (SEMANTICS names in brackets):
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+import httpx
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
 from threadline_client import (
     CheckpointInput,
     HistoryMode,
@@ -30,12 +34,14 @@ from threadline_client import (
     SourcePointInput,
     ThreadlineClient,
 )
+from threadline_client.exceptions import GraphQLClientError, GraphQLClientGraphQLMultiError
 from threadline_client.fragments import Started
 
 from api.cli import demo_runs as spec
 from api.cli.demo_runs import RunSpec
 
 ROOT_TITLE = "Checkout: stop double charges on payment retries"
+T = TypeVar("T")
 
 
 @dataclass
@@ -57,24 +63,94 @@ class DemoFamily:
         return next(role for role, ident in self.threads.items() if ident == thread_id)
 
 
+RETRY_S = 60.0  # how long one step is retried while the service answers UNAVAILABLE
+
+
+class DemoStopped(RuntimeError):
+    """A step failed for good: which one, why, and the threads seeded before it."""
+
+    def __init__(self, step: str, cause: str, family: DemoFamily) -> None:
+        left = ", ".join(f"{role} {ident}" for role, ident in family.threads.items())
+        if cause.startswith(("UNAUTHENTICATED", "FORBIDDEN")):
+            cause += " (give a write token of the workspace: --token or THREADLINE_TOKEN)"
+        super().__init__(
+            f"The demo stopped at step {step}: {cause}. "
+            + (
+                f"It left {len(family.threads)} threads ({left}); "
+                "run `threadline demo` again to finish the family."
+                if left
+                else "It left no thread."
+            )
+        )
+        self.step = step
+        self.family = family
+
+
+def _transient(error: BaseException) -> bool:
+    """Worth another try with the same commandId: Neo4j or the service away for a while."""
+    if isinstance(error, GraphQLClientGraphQLMultiError):
+        return any((e.extensions or {}).get("code") == "UNAVAILABLE" for e in error.errors)
+    return isinstance(error, httpx.TransportError)
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, GraphQLClientGraphQLMultiError):
+        first = error.errors[0]
+        return f"{(first.extensions or {}).get('code', 'ERROR')}: {first.message}"
+    if isinstance(error, httpx.TransportError):
+        return f"the service stopped answering ({error or type(error).__name__})"
+    return str(error)
+
+
 @dataclass
 class _Seeder:
+    """Sends each step with a commandId of its own, `demo-<key>-<step number>`: a step
+    retried after UNAVAILABLE answers what it did the first time if that was committed, and
+    a rerun with the same key replays the steps already done and carries on."""
+
     client: ThreadlineClient
+    key: str
+    retry_s: float
     family: DemoFamily = field(default_factory=DemoFamily)
+    steps: int = 0
+
+    async def call(self, step: str, send: Callable[[str], Awaitable[T]]) -> T:
+        self.steps += 1
+        command_id = f"demo-{self.key}-{self.steps}"
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(_transient),
+            wait=wait_exponential(multiplier=0.2, max=5),
+            stop=stop_after_delay(self.retry_s),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await send(command_id)
+        except (GraphQLClientError, httpx.HTTPError) as error:
+            raise DemoStopped(f"{self.steps} ({step})", _reason(error), self.family) from error
+        raise AssertionError("tenacity ends with a result or an error")  # pragma: no cover
 
     async def thread(self, role: str, title: str) -> str:
-        created = await self.client.create_thread(title=title)
+        created = await self.call(
+            f"createThread {role}",
+            lambda cid: self.client.create_thread(title=title, command_id=cid),
+        )
         self.family.threads[role] = created.create_thread.id
         return created.create_thread.id
 
     async def start(
         self, role: str, provider: str, text: str, runtime_mode: str | None = None
     ) -> dict[str, Any]:
-        data = await self.client.start_run(
-            thread_id=self.family.threads[role],
-            provider=provider,
-            input=text,
-            runtime_mode=runtime_mode,
+        data = await self.call(
+            f"startRun {role} on {provider}",
+            lambda cid: self.client.start_run(
+                thread_id=self.family.threads[role],
+                provider=provider,
+                input=text,
+                runtime_mode=runtime_mode,
+                command_id=cid,
+            ),
         )
         return self.record(role, data.start_run)
 
@@ -89,20 +165,28 @@ class _Seeder:
     async def attach(self, role: str, started: dict[str, Any], provider: str) -> None:
         pt = started["providerThread"]
         if pt["nativeRef"] is None:
-            await self.client.attach_native_thread(
-                provider_thread_id=pt["id"],
-                native_ref=f"{provider}-{role}-{pt['id'][-6:]}",
-                history_mode=HistoryMode.LEGACY,
+            await self.call(
+                f"attachNativeThread {role} run {started['run']['ordinal']}",
+                lambda cid: self.client.attach_native_thread(
+                    provider_thread_id=pt["id"],
+                    native_ref=f"{provider}-{role}-{pt['id'][-6:]}",
+                    history_mode=HistoryMode.LEGACY,
+                    command_id=cid,
+                ),
             )
 
     async def complete(self, role: str, started: dict[str, Any], run: RunSpec) -> None:
         ordinal = started["run"]["ordinal"]
         checkpoint = run.checkpoint_input()
-        await self.client.complete_run(
-            run_id=started["run"]["id"],
-            native_turn_ref=f"turn-{role}-{ordinal}",
-            items=[RunItemInput.model_validate(item) for item in run.run_items()],
-            checkpoint=CheckpointInput.model_validate(checkpoint) if checkpoint else None,
+        await self.call(
+            f"completeRun {role} run {ordinal}",
+            lambda cid: self.client.complete_run(
+                run_id=started["run"]["id"],
+                native_turn_ref=f"turn-{role}-{ordinal}",
+                items=[RunItemInput.model_validate(item) for item in run.run_items()],
+                checkpoint=CheckpointInput.model_validate(checkpoint) if checkpoint else None,
+                command_id=cid,
+            ),
         )
 
     async def run(
@@ -115,17 +199,26 @@ class _Seeder:
         return started
 
     async def fork(self, role: str, source: str, title: str, **at: Any) -> str:
-        data = await self.client.fork_thread(
-            source_thread_id=self.family.threads[source],
-            at=SourcePointInput.model_validate(at),
-            title=title,
+        data = await self.call(
+            f"forkThread {role}",
+            lambda cid: self.client.fork_thread(
+                source_thread_id=self.family.threads[source],
+                at=SourcePointInput.model_validate(at),
+                title=title,
+                command_id=cid,
+            ),
         )
         self.family.threads[role] = data.fork_thread.id
         self.family.transfers[f"{role}.fork"] = data.fork_thread.incoming_transfers[0].id
         return data.fork_thread.id
 
     async def merge_back(self, role: str, name: str) -> None:
-        data = await self.client.merge_back(fork_thread_id=self.family.threads[role])
+        data = await self.call(
+            f"mergeBack {role}",
+            lambda cid: self.client.merge_back(
+                fork_thread_id=self.family.threads[role], command_id=cid
+            ),
+        )
         self.family.transfers[name] = data.merge_back.id
 
     def child(self, role: str, thread_id: str, transfer_id: str) -> None:
@@ -133,16 +226,22 @@ class _Seeder:
         self.family.transfers[f"{role}.spawn"] = transfer_id
 
     async def subagent_result(self, role: str, result: str) -> None:
-        data = await self.client.complete_subagent(
-            child_thread_id=self.family.threads[role], result=result
+        data = await self.call(
+            f"completeSubagent {role}",
+            lambda cid: self.client.complete_subagent(
+                child_thread_id=self.family.threads[role], result=result, command_id=cid
+            ),
         )
         self.family.transfers[f"{role}.result"] = data.complete_subagent.id
 
 
-async def seed_demo(client: ThreadlineClient) -> DemoFamily:
+async def seed_demo(
+    client: ThreadlineClient, key: str | None = None, retry_s: float = RETRY_S
+) -> DemoFamily:
     """Build the demo family (see the module docstring) through the typed client, and say
-    what was built."""
-    seeder = _Seeder(client)
+    what was built; DemoStopped says where it stopped. The same `key` again finishes the
+    family a stopped run left (its steps done so far are replayed from their receipts)."""
+    seeder = _Seeder(client, key or secrets.token_hex(8), retry_s)
     await _canonical(seeder)
     await _native_fork_merged_back(seeder)
     await _portable_fork_rolled_back(seeder)
@@ -178,8 +277,11 @@ async def _portable_fork_rolled_back(seeder: _Seeder) -> None:
     await seeder.fork(
         "abandoned_fork", "portable_fork", "Spike: rewrite the legacy retry loop", runId=run_3
     )
-    rolled = await seeder.client.rollback_thread(
-        thread_id=seeder.family.threads["portable_fork"], to_run_ordinal=1
+    rolled = await seeder.call(
+        "rollbackThread portable_fork",
+        lambda cid: seeder.client.rollback_thread(
+            thread_id=seeder.family.threads["portable_fork"], to_run_ordinal=1, command_id=cid
+        ),
     )
     ordinals = [r.ordinal for r in rolled.rollback_thread.rolled_back_runs]
     seeder.family.rolled_back["portable_fork"] = ordinals
@@ -189,16 +291,26 @@ async def _review_with_subagents(seeder: _Seeder) -> None:
     """A claude run in plan mode (the old claude thread is stale) that delegates twice."""
     parent = await seeder.start("root", "claude", spec.REVIEW_RUN.input, runtime_mode="plan")
     await seeder.attach("root", parent, "claude")
-    spawned = await seeder.client.spawn_subagent(
-        parent_run_id=parent["run"]["id"], task=spec.SUBAGENT_TASK, provider="claude"
+    spawned = await seeder.call(
+        "spawnSubagent subagent",
+        lambda cid: seeder.client.spawn_subagent(
+            parent_run_id=parent["run"]["id"],
+            task=spec.SUBAGENT_TASK,
+            provider="claude",
+            command_id=cid,
+        ),
     )
     child = spawned.spawn_subagent
     seeder.child("subagent", child.id, child.incoming_transfers[0].id)
-    native = await seeder.client.record_native_subagent(
-        parent_run_id=parent["run"]["id"],
-        provider="codex",
-        native_ref="codex-subagent-profile",
-        title="Profile the key lookup",
+    native = await seeder.call(
+        "recordNativeSubagent native_subagent",
+        lambda cid: seeder.client.record_native_subagent(
+            parent_run_id=parent["run"]["id"],
+            provider="codex",
+            native_ref="codex-subagent-profile",
+            title="Profile the key lookup",
+            command_id=cid,
+        ),
     )
     recorded = native.record_native_subagent
     seeder.child("native_subagent", recorded.id, recorded.incoming_transfers[0].id)
@@ -213,8 +325,11 @@ async def _subagent_with_a_failed_start(seeder: _Seeder) -> None:
     """The first claude session cannot be created; the run moves to a new provider thread."""
     first = await seeder.start("subagent", "claude", spec.SUBAGENT_RUN.input)
     seeder.family.failed_starts["subagent"] = first
-    retried = await seeder.client.report_start_failure(
-        run_id=first["run"]["id"], reason=spec.SUBAGENT_START_FAILURE
+    retried = await seeder.call(
+        "reportStartFailure subagent",
+        lambda cid: seeder.client.report_start_failure(
+            run_id=first["run"]["id"], reason=spec.SUBAGENT_START_FAILURE, command_id=cid
+        ),
     )
     started = seeder.record("subagent", retried.report_start_failure)
     await seeder.attach("subagent", started, "claude")

@@ -10,6 +10,7 @@ import secrets
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -43,6 +44,9 @@ async def coded_errors(client: ThreadlineClient) -> AsyncIterator[ThreadlineClie
         raise DemoError(f"{code}: {first.message}") from error
     except GraphQLClientError as error:
         raise DemoError(str(error)) from error
+    except httpx.HTTPError as error:
+        what = str(error) or type(error).__name__
+        raise DemoError(f"the service stopped answering ({what})") from error
 
 
 @asynccontextmanager
@@ -77,12 +81,67 @@ async def in_process(settings: Settings, workspace: str) -> AsyncIterator[Thread
             yield client
 
 
+def service_base(url: str) -> str:
+    """The service's base URL from what a user may paste: its /graphql address works too."""
+    base = url.strip().rstrip("/")
+    return base.removesuffix("/graphql").rstrip("/")
+
+
+async def answering(http: httpx.AsyncClient) -> str | None:
+    """The service's readiness status, or None when nothing (or not Threadline) answers."""
+    try:
+        response = await http.get("/readyz", timeout=5)
+    except httpx.HTTPError:
+        return None
+    try:
+        status = response.json().get("status")
+    except (ValueError, AttributeError):
+        return None
+    return status if isinstance(status, str) else None
+
+
 @asynccontextmanager
 async def remote(url: str, token: str | None) -> AsyncIterator[ThreadlineClient]:
-    """A running Threadline at `url`; the token (if any) decides the workspace."""
+    """A running Threadline at `url` (its base, or its /graphql address); the token (if
+    any) decides the workspace. One line, not a traceback, when nothing answers there."""
+    base = service_base(url)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with (
-        httpx.AsyncClient(base_url=url.rstrip("/"), timeout=60, headers=headers) as http,
-        coded_errors(typed_client(http)) as client,
-    ):
-        yield client
+    async with httpx.AsyncClient(base_url=base, timeout=60, headers=headers) as http:
+        if await answering(http) is None:
+            raise DemoError(
+                f"no Threadline answers at {base} (nothing listens there, or it is not "
+                "Threadline's base URL): start it with `scripts/serve`, or give --url the "
+                "address it prints"
+            )
+        async with coded_errors(typed_client(http)) as client:
+            yield client
+
+
+@dataclass(frozen=True)
+class Resume:
+    """The key of a demo seeding that has not finished, per target (a service's URL, or a
+    Neo4j and workspace): a rerun sends the same commandIds, so the steps already done are
+    answered from their receipts and the family is finished, not started again."""
+
+    folder: Path
+    target: str
+
+    @property
+    def file(self) -> Path:
+        return self.folder / f"{hashlib.sha256(self.target.encode()).hexdigest()[:16]}.key"
+
+    def pending(self) -> str | None:
+        try:
+            return self.file.read_text().strip() or None
+        except OSError:
+            return None
+
+    def begin(self) -> str:
+        """The unfinished seeding's key, else a new one; kept until `done`."""
+        key = self.pending() or secrets.token_hex(8)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.file.write_text(key + "\n")
+        return key
+
+    def done(self) -> None:
+        self.file.unlink(missing_ok=True)

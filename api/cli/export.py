@@ -6,7 +6,7 @@ write it are in `api/cli/export_formats.py`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graph import queries
@@ -44,6 +44,18 @@ class LineageEdge:
 
 
 @dataclass(frozen=True)
+class TransferEdge:
+    """A merge-back or subagent result: child → the thread it went back to."""
+
+    source: str
+    target: str
+    type: str
+    transfer: str
+    status: str
+    resolution: str | None
+
+
+@dataclass(frozen=True)
 class ProviderThreadView:
     id: str
     thread: str
@@ -63,6 +75,8 @@ class FamilyExport:
     threads: list[ThreadView]
     edges: list[LineageEdge]
     providerThreads: list[ProviderThreadView]
+    # Transfers back up the tree whose source is in the family (the page draws the same).
+    transferEdges: list[TransferEdge] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,6 +91,7 @@ def load_family(graph: ReadOnlyGraph, thread_id: str, workspace: str) -> FamilyE
     if not records:
         return None
     threads = [_thread(record) for record in records]
+    members = {thread.id for thread in threads}
     return FamilyExport(
         workspace=workspace,
         thread=thread_id,
@@ -85,6 +100,12 @@ def load_family(graph: ReadOnlyGraph, thread_id: str, workspace: str) -> FamilyE
         edges=[_edge(e, r["thread"]["id"]) for r in records for e in r["parentEdges"]],
         providerThreads=[
             _provider_thread(pt, r["thread"]["id"]) for r in records for pt in r["providerThreads"]
+        ],
+        transferEdges=[
+            _transfer_edge(x, r["thread"]["id"])
+            for r in records
+            for x in r["returns"]
+            if x["source"] in members
         ],
     )
 
@@ -110,6 +131,17 @@ def _edge(edge: dict[str, Any], child: str) -> LineageEdge:
         transfer=edge.get("transfer"),
         transferStatus=edge.get("transferStatus"),
         resolution=edge.get("resolution"),
+    )
+
+
+def _transfer_edge(transfer: dict[str, Any], target: str) -> TransferEdge:
+    return TransferEdge(
+        source=transfer["source"],
+        target=target,
+        type=transfer["type"],
+        transfer=transfer["transfer"],
+        status=transfer["status"],
+        resolution=transfer.get("resolution"),
     )
 
 

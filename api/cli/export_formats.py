@@ -2,8 +2,10 @@
 
 The graph formats share one shape: a node per thread and per provider thread; edges
 parent → child thread (FORK or SUBAGENT, with the source run and the transfer's status),
-thread → provider thread (HAS_PROVIDER_THREAD) and provider thread → the one it was
-natively forked from (FORKED_FROM).
+child → the thread a merge-back or subagent result went to (MERGE_BACK, SUBAGENT_RESULT,
+one per transfer, with its status), thread → provider thread (HAS_PROVIDER_THREAD) and
+provider thread → the one it was natively forked from (FORKED_FROM). The thread-to-thread
+edges are the ones the lineage page draws.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from api.cli.export import FamilyExport, LineageEdge, ProviderThreadView, ThreadView
+from api.cli.export import (
+    FamilyExport,
+    LineageEdge,
+    ProviderThreadView,
+    ThreadView,
+    TransferEdge,
+)
 
 GRAPHML_NS = "http://graphml.graphdrawing.org/xmlns"
 Attrs = dict[str, str | int]
@@ -56,7 +64,7 @@ class GNode:
 class GEdge:
     source: str
     target: str
-    kind: str  # FORK | SUBAGENT | HAS_PROVIDER_THREAD | FORKED_FROM
+    kind: str  # FORK | SUBAGENT | MERGE_BACK | SUBAGENT_RESULT | HAS_PROVIDER_THREAD | FORKED_FROM
     label: str
     attrs: Attrs = field(default_factory=dict)
 
@@ -73,6 +81,8 @@ def edges(family: FamilyExport) -> Iterator[GEdge]:
         yield GEdge(
             edge.parent, edge.child, edge.relationship, _edge_label(edge), _edge_attrs(edge)
         )
+    for back in family.transferEdges:
+        yield GEdge(back.source, back.target, back.type, _back_label(back), _back_attrs(back))
     known = {pt.id for pt in family.providerThreads}
     for pt in family.providerThreads:
         yield GEdge(pt.thread, pt.id, "HAS_PROVIDER_THREAD", pt.provider)
@@ -146,6 +156,17 @@ def _edge_attrs(edge: LineageEdge) -> Attrs:
     ):
         if value:
             attrs[key] = value
+    return attrs
+
+
+def _back_label(edge: TransferEdge) -> str:
+    return f"{edge.type}\n{edge.status}"
+
+
+def _back_attrs(edge: TransferEdge) -> Attrs:
+    attrs: Attrs = {"transfer": edge.transfer, "transferStatus": edge.status}
+    if edge.resolution:
+        attrs["resolution"] = edge.resolution
     return attrs
 
 

@@ -26,6 +26,7 @@ app.add_typer(cypher_app, name="cypher")
 app.command()(serve.serve)
 app.command()(serve.migrate)
 app.command("new-token")(tokens.new_token)
+app.command("revoke-token")(tokens.revoke_token)
 app.command("mcp")(mcp_stdio.serve_stdio)
 app.command("import")(import_session.import_file)
 app.command("backup")(backup.backup_workspace)
@@ -36,33 +37,57 @@ app.command("restore")(backup.restore_workspace)
 def demo(
     workspace: str = typer.Option("default", help="The workspace to seed."),
     url: str | None = typer.Option(
-        None, help="Seed a running Threadline at this base URL instead of in-process."
+        None,
+        help="Seed a running Threadline at this base URL (default: the one at "
+        "THREADLINE_HOST:THREADLINE_PORT when it answers, else in-process).",
     ),
     token: str | None = typer.Option(
         None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."
     ),
 ) -> None:
     """Seed a realistic thread family through the GraphQL API; print its /lineage URL."""
-    from api.cli.demo import seed_demo
-    from api.cli.demo_client import DemoError, in_process, remote
+    from api.cli.demo import DemoStopped, seed_demo
+    from api.cli.demo_client import DemoError, Resume, in_process, remote, service_base
+    from api.cli.stages import base_url, readiness
     from api.cli.target import quiet_driver_notifications
+    from graph.errors import ThreadlineError
 
     settings = Settings()
     quiet_driver_notifications()
+    running = base_url(settings)
+    if url is None and workspace == OPEN_WORKSPACE and readiness(f"{running}/readyz")[0]:
+        url = running
+        typer.echo(f"seeding the service at {running}")
+    target = service_base(url) if url else f"{settings.neo4j_uri or settings.home} {workspace}"
+    resume = Resume(settings.home / "demo", target)
+    if resume.pending():
+        typer.echo("finishing the family the last `threadline demo` left")
+    key = resume.begin()
 
     async def seed() -> DemoFamily:
         client = remote(url, token) if url else in_process(settings, workspace)
         async with client as gql:
-            return await seed_demo(gql)
+            return await seed_demo(gql, key)
 
     try:
         family = asyncio.run(seed())
-    except (DemoError, LocalNeo4jError, OSError) as error:
-        typer.echo(f"The demo could not be seeded: {error}", err=True)
+    except DemoStopped as stopped:
+        typer.echo(_one_line(str(stopped)), err=True)
+        raise typer.Exit(1) from stopped
+    except (DemoError, LocalNeo4jError, ThreadlineError, OSError) as error:
+        if isinstance(error, LocalNeo4jError):  # its one line, then the tail of Neo4j's log
+            reason = str(error)
+        elif isinstance(error, ThreadlineError):  # in-process: the Neo4j it was given
+            where = settings.neo4j_uri or "the managed local Neo4j"
+            reason = f"Neo4j at {where}: {_one_line(error.message)}"
+        else:
+            reason = _one_line(str(error))
+        typer.echo(f"The demo could not be seeded: {reason}", err=True)
         raise typer.Exit(1) from error
+    resume.done()
     for role, thread_id in family.threads.items():
         typer.echo(f"{role:<16} {thread_id}")
-    base = url.rstrip("/") if url else f"http://{_browsable(settings.host)}:{settings.port}"
+    base = service_base(url) if url else running
     typer.echo(f"\nOpen {base}/lineage?thread={family.root}")
     if not url:
         typer.echo("(with `threadline serve` running)")
@@ -70,9 +95,8 @@ def demo(
         typer.echo(f"The page shows workspace {workspace!r} to a token of that workspace.")
 
 
-def _browsable(host: str) -> str:
-    """A bind-all address is not one a browser can open; the loopback one is."""
-    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 EXPORT_FORMAT = typer.Option(

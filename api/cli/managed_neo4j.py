@@ -24,9 +24,10 @@ def _instance(test: bool) -> LocalNeo4j:
 
 
 def start(instance: LocalNeo4j) -> None:
-    """Start the managed Neo4j, or exit with its one-line reason (and log tail)."""
+    """Start the managed Neo4j, or exit with its one-line reason (and log tail). Each
+    stage (fetching, starting) is one line on stdout as it begins."""
     try:
-        instance.start(notify=lambda line: typer.echo(line, err=True))
+        instance.start(notify=lambda line: typer.echo(line, err=True), progress=typer.echo)
     except LocalNeo4jError as error:
         typer.echo(str(error), err=True)
         raise typer.Exit(1) from error

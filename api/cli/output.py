@@ -10,7 +10,7 @@ from typing import Any
 
 from graph.console.readonly import Table
 
-MAX_CELL = 80  # wider cells are cut in the text table only; JSON and CSV keep everything
+MAX_CELL = 80  # wider text cells are cut in the text table only; JSON and CSV keep everything
 
 
 class OutputFormat(StrEnum):
@@ -36,6 +36,8 @@ def _csv(table: Table) -> str:
 
 
 def _text(table: Table) -> str:
+    if any(_is_record(value) for row in table.rows for value in row):
+        return _records(table)
     cells = [[_cut(_flat(value)) for value in row] for row in table.rows]
     widths = [
         max([len(column), *(len(row[i]) for row in cells)])
@@ -49,6 +51,48 @@ def _text(table: Table) -> str:
     count = len(table.rows)
     lines.append(f"({count} row{'' if count == 1 else 's'})")
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _is_record(value: Any) -> bool:
+    """A node, relationship, map or path: too much for a cell, so shown whole, as records."""
+    return isinstance(value, dict) or (
+        isinstance(value, list) and any(isinstance(item, dict) for item in value)
+    )
+
+
+def _records(table: Table) -> str:
+    """One block per row, one line per column, and one per property of a node or map:
+    nothing is cut (a cut node would hide the properties a reader asked it for)."""
+    lines: list[str] = []
+    for number, row in enumerate(table.rows, start=1):
+        lines.append(f"-- row {number} --")
+        for column, value in zip(table.columns, row, strict=True):
+            lines.extend(_record_lines(column, value))
+    count = len(table.rows)
+    lines.append(f"({count} row{'' if count == 1 else 's'})")
+    return "\n".join(lines)
+
+
+def _record_lines(name: str, value: Any, indent: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [
+            f"{indent}{name}:",
+            *(
+                line
+                for key, item in value.items()
+                for line in _record_lines(key, item, indent + "  ")
+            ),
+        ]
+    if isinstance(value, list) and any(isinstance(item, dict) for item in value):
+        return [
+            f"{indent}{name}:",
+            *(
+                line
+                for index, item in enumerate(value)
+                for line in _record_lines(f"[{index}]", item, indent + "  ")
+            ),
+        ]
+    return [f"{indent}{name}: {_flat(value)}".rstrip()]
 
 
 def _flat(value: Any) -> str:

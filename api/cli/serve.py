@@ -9,8 +9,10 @@ import typer
 import uvicorn
 from neo4j.exceptions import DriverError, Neo4jError
 
+from api.cli import stages
 from api.cli.checked import settings as checked_settings
 from api.cli.managed_neo4j import start
+from api.process.logs import logging_config
 from api.settings import Settings
 from graph.errors import ThreadlineError
 from graph.runtime.ports import is_free
@@ -83,17 +85,20 @@ def serve(
         typer.echo(str(error), err=True)
         raise typer.Exit(2) from error
     if not settings.neo4j_uri:
-        typer.echo("THREADLINE_NEO4J_URI is unset: using the managed local Neo4j...")
         start(settings.local_neo4j())
     _refuse_newer_graph(settings)
+    log_config = logging_config(settings.log_format, settings.log_level)
+    stages.announce_when_ready(settings, typer.echo)
     if settings.workers == 1:
         uvicorn.run(
-            create_app(settings),
+            create_app(settings, announce=typer.echo),
             host=settings.host,
             port=settings.port,
             access_log=settings.access_log,
+            log_config=log_config,
         )
         return
+    typer.echo(f"starting {settings.workers} API processes (each migrates and warms up)")
     # Each worker process builds its own app from the same THREADLINE_* environment; the
     # host and port only matter to the socket this process binds and hands to them.
     uvicorn.run(
@@ -103,6 +108,7 @@ def serve(
         port=settings.port,
         workers=settings.workers,
         access_log=settings.access_log,
+        log_config=log_config,
     )
 
 

@@ -1,12 +1,16 @@
 """Every operation is checked against the caller's token: that it holds a valid one before
-the document is validated, and its scope before anything runs (called by api/graphql/guards.py)."""
+the document is validated, and its scope before anything runs (called by api/graphql/guards.py).
+Each refusal is written to the audit log."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
-from api.auth import Scope
+from api.auth import Refusal, Scope
 from api.graphql.context import Context
 
 NEEDED = {
@@ -21,11 +25,22 @@ def require_token(execution: ExecutionContext) -> None:
     a caller without a valid token must not learn."""
     context = execution.context
     if isinstance(context, Context):
-        context.require_token()
+        with audited(context, execution):
+            context.require_token()
 
 
 def authorize(execution: ExecutionContext) -> None:
     """Before execution: the token's scope covers the operation's type."""
     context = execution.context
     if isinstance(context, Context):
-        context.authorize(NEEDED.get(execution.operation_type, Scope.admin))
+        with audited(context, execution):
+            context.authorize(NEEDED.get(execution.operation_type, Scope.admin))
+
+
+@contextmanager
+def audited(context: Context, execution: ExecutionContext) -> Iterator[None]:
+    try:
+        yield
+    except Refusal as refusal:
+        context.services.audit.refusal(refusal, context.path, execution.operation_name)
+        raise

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from api.auth import Principal
+from api.auth import Principal, Refusal, unauthenticated
 from api.auth import Scope as Access
 from api.commands import configured_summaries, receipts
 from api.commands.caller import Caller
@@ -14,7 +14,6 @@ from api.commands.receipts import Written
 from api.graphql.loaders import Loaders
 from api.services import Services
 from api.settings import Settings
-from graph.errors import ThreadlineError
 from graph.plan import CommandId
 from graph.store import Store, Tx
 from resolvers.past.as_of import Instant
@@ -29,6 +28,7 @@ class SocketState:
     """A websocket connection's own facts, beside its context."""
 
     bearer_in_header: bool
+    authorization: str | None = None  # the credential it connected with, checked again
     slot: str | None = None  # the token name whose connection slot this socket holds
     refusal: tuple[int, str] | None = None  # close code and reason at connection_init
 
@@ -37,10 +37,11 @@ class SocketState:
 class Context:
     services: Services
     principal: Principal | None = None
-    auth_error: ThreadlineError | None = None
+    auth_error: Refusal | None = None
     # Set by Strawberry from a websocket's connection_init payload.
     connection_params: dict[str, object] | None = None
     socket: SocketState | None = None  # websocket connections only
+    path: str = "/graphql"  # the endpoint, for the audit log
     # Made on first use, for the workspace of the principal at that time.
     _loaders: Loaders | None = field(init=False, default=None)
     _caller: Caller | None = field(init=False, default=None)
@@ -86,7 +87,7 @@ class Context:
         try:
             self.principal = self.services.tokens.authenticate(authorization)
             self.auth_error = None
-        except ThreadlineError as error:
+        except Refusal as error:
             self.principal, self.auth_error = None, error
         self._bind_workspace()
 
@@ -149,7 +150,18 @@ class Context:
         """Raise UNAUTHENTICATED unless the caller holds a valid token (or the service is
         open)."""
         if self.auth_error is not None or self.principal is None:
-            raise self.auth_error or ThreadlineError.unauthenticated()
+            raise self.auth_error or unauthenticated()
+
+    def still_valid(self) -> None:
+        """On a websocket: raise (and audit) UNAUTHENTICATED once the token it connected
+        with has been revoked or has expired."""
+        if self.socket is None:
+            return
+        try:
+            self.services.tokens.authenticate(self.socket.authorization)
+        except Refusal as refusal:
+            self.services.audit.refusal(refusal, self.path, "threadEvents")
+            raise
 
     def authorize(self, needed: Access) -> None:
         """Raise UNAUTHENTICATED or FORBIDDEN unless the caller may do this."""

@@ -5,6 +5,9 @@ copies onto the GraphQL error it wraps them in. Errors graphql-core raises itsel
 (syntax, validation, coercion of the request's values) are the client's and get
 INVALID_INPUT where they leave the service (`with_code`). Every other exception is a
 bug: masked with a correlation id, and logged once, with its trace, here.
+
+Every error that leaves the service also names the request it answers
+(`extensions.requestId`, api/http/request_ids.py), as do the log lines of that request.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from graphql import GraphQLError
 from strawberry.extensions import MaskErrors
 
+from api.process.logs import request_id
 from graph.errors import ErrorCode, ThreadlineError
 
 log = logging.getLogger("threadline.errors")
@@ -50,7 +54,13 @@ class CodedErrors(MaskErrors):
 
 
 def with_code(formatted: Mapping[str, Any]) -> dict[str, Any]:
-    """A formatted error as it leaves the service: with a code, INVALID_INPUT by default."""
+    """A formatted error as it leaves the service: with a code, INVALID_INPUT by default,
+    and the id of the request it answers; logged at DEBUG (a client's error is its own
+    business, but an operator looking into one finds it by its request id)."""
     extensions = dict(formatted.get("extensions") or {})
     extensions.setdefault("code", ErrorCode.INVALID_INPUT.value)
+    answering = request_id.get()
+    if answering is not None:
+        extensions["requestId"] = answering
+    log.debug("answered %s: %s", extensions["code"], formatted.get("message"))
     return {**formatted, "extensions": extensions}

@@ -16,6 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
+from api.graphql.errors import with_code
 from api.settings import Settings
 from graph.errors import invalid
 from graph.store import deadline_in
@@ -134,16 +135,8 @@ class _TooLarge(Exception):
 
 
 async def _too_large(send: Send, max_bytes: int) -> None:
-    body = json.dumps(
-        {
-            "errors": [
-                {
-                    "message": f"Request body over {max_bytes} bytes.",
-                    "extensions": {"code": "INVALID_INPUT"},
-                }
-            ]
-        }
-    ).encode()
+    error = with_code({"message": f"Request body over {max_bytes} bytes."})
+    body = json.dumps({"errors": [error]}).encode()
     await send(
         {
             "type": "http.response.start",

@@ -64,13 +64,20 @@ class Query:
             str | None,
             strawberry.argument(description="Only threads whose title holds this, in any case."),
         ] = None,
+        newest_first: Annotated[
+            bool,
+            strawberry.argument(
+                description="Newest first (the default is oldest first); `after` pages on "
+                "in the same order."
+            ),
+        ] = False,
     ) -> a.ThreadConnection:
         size = cursors.page_size(info.context.settings.max_page_size, first, 50)
         position = cursors.thread_position(after) if after else None
 
         async def work(tx: Tx) -> list[models.ThreadNode]:
             return await repo.threads_page(
-                tx, info.context.workspace, position, size, title_contains
+                tx, info.context.workspace, position, size, title_contains, newest_first
             )
 
         found = await info.context.store.read(work)

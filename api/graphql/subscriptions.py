@@ -46,4 +46,5 @@ class Subscription:
             after_seq = found
         feeds = context.services.feeds
         async for event in feeds.events(context.workspace, thread_id, after_seq):
+            context.still_valid()  # a token revoked or expired meanwhile gets no more
             yield a.ThreadEvent.of(event)

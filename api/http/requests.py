@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from cross_web import HTTPException
 from graphql import GraphQLError, OperationDefinitionNode, parse
@@ -15,8 +16,12 @@ from starlette.responses import JSONResponse
 from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
-from api.auth import TokenBook
-from graph.errors import ErrorCode, ThreadlineError, invalid
+from api.auth import Refusal
+from api.graphql.errors import with_code
+from graph.errors import ErrorCode, invalid
+
+if TYPE_CHECKING:
+    from api.services import Services
 
 STATUS_BY_REASON = {"Unsupported content type": 415}
 
@@ -52,30 +57,30 @@ def _depth(value: object) -> int:
 
 
 def refusal_response(
-    error: HTTPException, tokens: TokenBook, authorization: str | None
+    error: HTTPException, services: Services, authorization: str | None
 ) -> JSONResponse:
     """A coded GraphQL error body; an unauthenticated caller learns only that."""
-    unauthenticated = refused_caller(tokens, authorization)
+    unauthenticated = refused_caller(services, authorization, "/graphql")
     if unauthenticated is not None:
         return unauthenticated
     status = STATUS_BY_REASON.get(error.reason, error.status_code)
     return _body(status, ErrorCode.INVALID_INPUT, error.reason)
 
 
-def refused_caller(tokens: TokenBook, authorization: str | None) -> JSONResponse | None:
-    """401 with a coded body when a tokens file is set and no valid token was sent."""
+def refused_caller(services: Services, authorization: str | None, path: str) -> JSONResponse | None:
+    """401 with a coded body (and an audit line) when a tokens file is set and no valid
+    token was sent."""
     try:
-        tokens.authenticate(authorization)
-    except ThreadlineError as refused:
+        services.tokens.authenticate(authorization)
+    except Refusal as refused:
+        services.audit.refusal(refused, path)
         return _body(401, ErrorCode.UNAUTHENTICATED, refused.message)
     return None
 
 
 def _body(status: int, code: ErrorCode, message: str) -> JSONResponse:
-    return JSONResponse(
-        {"errors": [{"message": message, "extensions": {"code": code.value}}]},
-        status_code=status,
-    )
+    error = with_code({"message": message, "extensions": {"code": code.value}})
+    return JSONResponse({"errors": [error]}, status_code=status)
 
 
 def refuse_subscription_over_http(execution: ExecutionContext) -> None:

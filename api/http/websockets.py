@@ -1,8 +1,10 @@
 """graphql-transport-ws with our rules: coded refusals and bounded connections.
 
 Strawberry runs the protocol; these subclasses only change how a connection is
-refused (a close code that tells the client why), answer the subscription limit with a
-coded error, and give the connection's slot back when it closes.
+refused (a close code that tells the client why), answer the subscription and rate
+limits with a coded error, check the connection's token again on each `subscribe` (it
+may have been revoked or have expired since), and give the connection's slot back when
+it closes.
 """
 
 from __future__ import annotations
@@ -45,21 +47,34 @@ class ThreadlineTransportWS(BaseGraphQLTransportWSHandler[Context, None]):
             and message.get("id") not in self.operations
             and len(self.operations) >= limit
         ):
-            await self.send_message(
-                {
-                    "id": message["id"],
-                    "type": "error",
-                    "payload": [
-                        {
-                            "message": f"At most {limit} subscriptions per connection; "
-                            "complete one or open another connection.",
-                            "extensions": {"code": ErrorCode.INVALID_INPUT.value},
-                        }
-                    ],
-                }
+            await self._refuse(
+                message,
+                f"At most {limit} subscriptions per connection; "
+                "complete one or open another connection.",
+                {"code": ErrorCode.INVALID_INPUT.value},
             )
             return
+        context, socket = self.context, self.context.socket
+        if self.connection_acknowledged and socket is not None:
+            # A refused token is refused by the operation's guard, which audits it.
+            context.authenticate(socket.authorization)
+            limited = context.principal and context.services.rate_limits.take(context.principal)
+            if context.principal and limited:
+                context.services.audit.rate_limited(context.principal, limited.message, "/graphql")
+                await self._refuse(message, limited.message, dict(limited.extensions))
+                return
         await super().handle_subscribe(message)
+
+    async def _refuse(
+        self, message: SubscribeMessage, text: str, extensions: dict[str, object]
+    ) -> None:
+        await self.send_message(
+            {
+                "id": message["id"],
+                "type": "error",
+                "payload": [{"message": text, "extensions": extensions}],
+            }
+        )
 
     async def send_message(self, message: Message) -> None:
         """Every error leaves with a code, here as over HTTP."""

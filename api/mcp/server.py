@@ -229,7 +229,7 @@ class Endpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers") or [])
         authorization = headers.get(b"authorization", b"").decode("latin-1") or None
-        refused = refused_caller(self._services().tokens, authorization)
+        refused = refused_caller(self._services(), authorization, "/mcp")
         if refused is not None:
             await refused(scope, receive, send)
             return

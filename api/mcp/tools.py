@@ -117,7 +117,7 @@ class Gateway:
     async def run(
         self, principal: Principal, operation: Operation, variables: Mapping[str, Any]
     ) -> Answer:
-        context = Context(self._services(), principal=principal)
+        context = Context(self._services(), principal=principal, path="/mcp")
         result = await self._schema.execute(
             operation.document, variable_values=dict(variables), context_value=context
         )

@@ -1,8 +1,10 @@
 // A thread's whole family, for `threadline export`: one row per thread under its root
 // (depth from the root), with its runs, the lineage edge from its parent and the transfer
-// that opened it, and its provider threads with their native and handoff-covered runs
-// (docs/MODEL.md: history runs only; handoff coverage counts READY handoffs about the
-// provider thread's own thread). Lineage is a tree, walked down at most 100 hops.
+// that opened it, the merge-backs and subagent results it received (the transfers that go
+// back up the tree, as the lineage page draws them), and its provider threads with their
+// native and handoff-covered runs (docs/MODEL.md: history runs only; handoff coverage counts
+// READY handoffs about the provider thread's own thread). Lineage is a tree, walked down at
+// most 100 hops.
 MATCH (start:Thread {id: $threadId, workspace: $workspace})
 MATCH (root:Thread {id: start.rootId, workspace: $workspace})
 MATCH p = (root)-[:FORK|SUBAGENT*0..100]->(t)  // no label: FORK and SUBAGENT only join threads
@@ -20,6 +22,13 @@ RETURN t {.id, .title, .relationshipToParent, .parentId, .createdBy} AS thread, 
     RETURN {parent: parent.id, relationship: type(e), sourceRunOrdinal: e.sourceRunOrdinal,
             transfer: x.id, transferStatus: x.status, resolution: x.resolutionStrategy}
   } AS parentEdges,
+  COLLECT {
+    MATCH (source:Thread)<-[:FROM_THREAD]-(x:ContextTransfer)-[:TO_THREAD]->(t)
+    WHERE x.type IN ['MERGE_BACK', 'SUBAGENT_RESULT']
+    RETURN {source: source.id, type: x.type, transfer: x.id, status: x.status,
+            resolution: x.resolutionStrategy}
+    ORDER BY x.createdAt, x.id
+  } AS returns,
   COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
     RETURN pt {.id, .provider, .status, .nativeRef, .forkedFromId,

@@ -56,6 +56,9 @@ JVM_FLAGS = [
 READY_TIMEOUT_S = 120.0
 POLL_INTERVAL_S = 0.5
 PORT_LABELS = ("Bolt", "HTTP")
+# What Maven downloads on a first fetch (the server's jars and Neo4j Browser's), measured
+# with an empty ~/.m2: said before the download, so a silent minute has a reason.
+DOWNLOAD_MB = 150
 
 log = logging.getLogger("threadline.neo4j")
 Notify = Callable[[str], None]
@@ -150,12 +153,14 @@ class LocalNeo4j:
 
     # ---- lifecycle -----------------------------------------------------
 
-    def start(self, notify: Notify = log.warning) -> None:
+    def start(self, notify: Notify = log.warning, progress: Notify = log.debug) -> None:
         """Start the server unless it already runs; return once it answers queries.
 
-        `notify` receives one line when a taken port is replaced by a free one.
+        `notify` receives one line when a taken port is replaced by a free one; `progress`
+        one line per stage as it begins: fetching (only when the jars are fetched),
+        starting, or that the server already runs.
         """
-        self._launch_unless_running(notify)
+        self._launch_unless_running(notify, progress)
         try:
             self.wait_until_ready()
         except LocalNeo4jError:
@@ -163,7 +168,7 @@ class LocalNeo4j:
             if not self._lost_a_port_race():
                 raise
             notify("Another program took a port while Neo4j started: starting it on other ports.")
-            self._launch_unless_running(notify)
+            self._launch_unless_running(notify, progress)
             self.wait_until_ready()
 
     def stop(self, timeout_s: float = 60.0) -> bool:
@@ -314,17 +319,20 @@ class LocalNeo4j:
 
     # ---- steps ---------------------------------------------------------
 
-    def _launch_unless_running(self, notify: Notify) -> None:
+    def _launch_unless_running(self, notify: Notify, progress: Notify) -> None:
         try:
             self.home.mkdir(parents=True, exist_ok=True)
             with self._start_lock():
-                if not self.is_running():
-                    self.fetch_jars()
-                    chosen = self._choose_ports(notify)
-                    self._write_config(chosen)
-                    if self.auth_enabled:
-                        self._ensure_password()
-                    self._launch()
+                if self.is_running():
+                    progress(f"Neo4j {self.version} already runs at {self.uri}")
+                    return
+                self.fetch_jars(progress)
+                chosen = self._choose_ports(notify)
+                progress(f"starting Neo4j {self.version} at bolt://127.0.0.1:{chosen.bolt}")
+                self._write_config(chosen)
+                if self.auth_enabled:
+                    self._ensure_password()
+                self._launch()
         except OSError as error:
             raise LocalNeo4jError(f"Starting Neo4j in {self.home} failed: {error}") from error
 
@@ -335,19 +343,20 @@ class LocalNeo4j:
             fcntl.flock(lock, fcntl.LOCK_EX)
             yield
 
-    def fetch_jars(self) -> None:
+    def fetch_jars(self, progress: Notify = log.debug) -> None:
         """Download the server jars once into the shared lib folder (Maven, ~/.m2 cache).
 
         Neo4j Browser's jar is then swapped for a copy that requests nothing from other hosts
-        (derived once, see graph/runtime/neo4j_browser.py).
+        (derived once, see graph/runtime/neo4j_browser.py). `progress` hears one line when
+        the jars are fetched, saying whether they come from Maven Central or Maven's cache.
         """
-        self._fetch_maven_jars()
+        self._fetch_maven_jars(progress)
         try:
             neo4j_browser.install_offline(self.lib_dir)
         except neo4j_browser.BrowserJarError as error:
             raise LocalNeo4jError(str(error)) from error
 
-    def _fetch_maven_jars(self) -> None:
+    def _fetch_maven_jars(self, progress: Notify) -> None:
         marker = self.lib_dir / ".complete"
         # The stamp names the pom too, so a changed pom (e.g. a new jar) fetches again.
         stamp = f"{self.version} {hashlib.sha256(_resource('pom.xml').encode()).hexdigest()}"
@@ -358,6 +367,7 @@ class LocalNeo4j:
                 "Maven (mvn) is needed once to fetch Neo4j from Maven Central: install it "
                 "or set THREADLINE_NEO4J_URI to a Neo4j you run yourself."
             )
+        progress(self._fetch_line())
         self.lib_dir.mkdir(parents=True, exist_ok=True)
         pom = self.lib_dir / "pom.xml"
         pom.write_text(_resource("pom.xml"))
@@ -376,6 +386,17 @@ class LocalNeo4j:
         if result.returncode != 0:
             raise LocalNeo4jError(f"Fetching Neo4j {self.version} failed:\n{result.stdout[-4000:]}")
         marker.write_text(stamp)
+
+    def _fetch_line(self) -> str:
+        # Maven's default local repository: a jar already there is copied, not downloaded.
+        repository = Path.home() / ".m2" / "repository"
+        cached = repository / "org" / "neo4j" / "neo4j" / self.version
+        if (cached / f"neo4j-{self.version}.jar").exists():
+            return f"copying Neo4j {self.version} from Maven's cache ({repository})"
+        return (
+            f"fetching Neo4j {self.version} from Maven Central (about {DOWNLOAD_MB} MB, once; "
+            "cached in ~/.m2)"
+        )
 
     def _write_config(self, chosen: Ports) -> None:
         for sub in ("conf", "data", "logs", "run"):

@@ -92,8 +92,10 @@ class Tab:
         return path
 
 
-async def open_tab(browser: Browser, locale: str = "en-US") -> Tab:
-    context = await browser.new_context(viewport={"width": 1600, "height": 900}, locale=locale)
+async def open_tab(
+    browser: Browser, locale: str = "en-US", width: int = 1600, height: int = 900
+) -> Tab:
+    context = await browser.new_context(viewport={"width": width, "height": height}, locale=locale)
     tab = Tab(await context.new_page())
     tab.page.on("request", lambda r: tab.urls.append(r.url))
     tab.page.on("websocket", lambda ws: tab.urls.append(ws.url))

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
-from playwright.async_api import Page
+import pytest
+from playwright.async_api import Browser, Page
 
 from tests.browser.conftest import Demo, Secured, Tab, host_of, open_tab
+from tests.support.layout import Box, overlaps, polyline_crosses
 from tests.support.steps import new_thread, run_once, start
 
 READY = "body[data-state='ready']"
+READABLE_PX = 11
+
+
+@pytest.fixture
+async def laptop(browser: Browser) -> AsyncIterator[Tab]:
+    """A tab at 1400 x 900, the size a new user first saw the page at."""
+    opened = await open_tab(browser, width=1400, height=900)
+    yield opened
+    await opened.page.context.close()
 
 
 async def open_lineage(tab: Tab, base: str, query: str, state: str = "ready") -> None:
@@ -48,26 +60,64 @@ async def click_element(page: Page, element_id: str) -> None:
     await page.mouse.click(point["x"], point["y"])
 
 
-async def label_clashes(page: Page) -> list[str]:
-    """Edge labels that overlap a thread box or another edge label (none should)."""
-    return await page.evaluate(
-        """() => {
-          const cy = window.threadline.cy;
-          const label = { includeNodes: false, includeEdges: false, includeOverlays: false };
-          const body = { includeLabels: false, includeOverlays: false };
-          const labels = cy.edges().map((e) => [e.id(), e.boundingBox(label)]);
-          const boxes = cy.nodes("[kind='thread']").map((n) => [n.id(), n.boundingBox(body)]);
-          const meet = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
-          const clashes = [];
-          labels.forEach(([id, bb], i) => {
-            if (!(bb.w > 0 && bb.h > 0)) clashes.push(`${id} has no label`);
-            for (const [other, ob] of [...boxes, ...labels.slice(i + 1)]) {
-              if (meet(bb, ob)) clashes.push(`${id} on ${other}`);
-            }
-          });
-          return clashes;
-        }"""
-    )
+# What is on screen, from the page's Cytoscape instance (window.threadlineGraph), in
+# rendered pixels: every visible label's font size times zoom and its box, the thread boxes,
+# and every edge as the polyline it is drawn along.
+SCREEN = """() => {
+  const cy = window.threadlineGraph;
+  const zoom = cy.zoom();
+  const shown = cy.elements().filter((e) => e.visible() && e.pstyle("label").strValue !== "");
+  const onlyLabel = {
+    includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false };
+  const body = { includeLabels: false, includeOverlays: false };
+  const points = (e) => {
+    const middle = e.renderedSegmentPoints() ?? e.renderedControlPoints() ?? [];
+    const all = [e.renderedSourceEndpoint(), ...middle, e.renderedTargetEndpoint()];
+    return all.map((p) => [p.x, p.y]);
+  };
+  return {
+    zoom,
+    labels: shown.map((e) => ({
+      id: e.id(),
+      text: e.pstyle("label").strValue,
+      px: e.pstyle("font-size").pfValue * zoom,
+      box: e.renderedBoundingBox(onlyLabel),
+    })),
+    boxes: cy.nodes("[kind='thread']").map((n) => ({
+      id: n.id(), box: n.renderedBoundingBox(body) })),
+    edges: cy.edges().map((e) => ({
+      id: e.id(), ends: [e.source().id(), e.target().id()], points: points(e) })),
+  };
+}"""
+
+
+async def screen(page: Page) -> dict[str, Any]:
+    return await page.evaluate(SCREEN)
+
+
+def small_labels(shown: dict[str, Any]) -> list[str]:
+    return [
+        f"{label['id']} {label['text']!r} at {label['px']:.1f} px"
+        for label in shown["labels"]
+        if label["px"] < READABLE_PX
+    ]
+
+
+def label_overlaps(shown: dict[str, Any]) -> list[tuple[str, str]]:
+    return overlaps({label["id"]: Box.of(label["box"]) for label in shown["labels"]})
+
+
+def edges_across(shown: dict[str, Any], what: str) -> list[str]:
+    """Edges whose line runs through a label (`what` = "labels") or a thread box ("boxes")
+    other than its own ends."""
+    found = []
+    for edge in shown["edges"]:
+        line = [(x, y) for x, y in edge["points"]]
+        for item in shown[what]:
+            mine = item["id"] == edge["id"] or item["id"] in edge["ends"]
+            if not mine and polyline_crosses(line, Box.of(item["box"])):
+                found.append(f"{edge['id']} across {item['id']}")
+    return found
 
 
 async def text(page: Page, selector: str) -> str:
@@ -84,9 +134,115 @@ async def test_the_drawn_family_is_the_lineage_query(tab: Tab, demo: Demo) -> No
     await open_lineage(tab, demo.base, f"thread={root}")
     assert await drawn(tab.page) == expected(await demo.lineage(root))
     assert root in await text(tab.page, "#details")
-    assert await label_clashes(tab.page) == []
     path = await tab.screenshot("lineage-demo")
     assert path.stat().st_size > 0
+    stays_home(tab, demo.base)
+
+
+async def test_at_1400_by_900_the_fitted_demo_family_is_readable(laptop: Tab, demo: Demo) -> None:
+    """No text under 11 px on screen, no label on another, no line across a label (nor
+    through a thread box), as drawn and after Fit; a title cut short is whole in the
+    tooltip."""
+    await open_lineage(laptop, demo.base, f"thread={demo.family.root}")
+    for fit in (False, True):
+        if fit:
+            await laptop.page.click("#fit")
+        shown = await screen(laptop.page)
+        assert len(shown["labels"]) > 30  # titles, how each child was opened, runs, lanes...
+        assert small_labels(shown) == []
+        assert label_overlaps(shown) == []
+        assert edges_across(shown, "labels") == []
+        assert edges_across(shown, "boxes") == []
+    await laptop.screenshot("lineage-demo-1400x900")
+
+    audit = demo.family.threads["subagent"]
+    title = (await demo.gql("query($id: ID!) { thread(id: $id) { title } }", id=audit))["thread"]
+    at = await laptop.page.evaluate(
+        """(id) => {
+          const node = window.threadlineGraph.getElementById(`title:${id}`);
+          const box = window.threadlineGraph.container().getBoundingClientRect();
+          return { x: box.left + node.renderedPosition().x, y: box.top + node.renderedPosition().y,
+                   drawn: node.data("label") };
+        }""",
+        audit,
+    )
+    await laptop.page.mouse.move(at["x"], at["y"])
+    assert await laptop.page.get_attribute("#graph", "title") == title["title"]
+    assert at["drawn"].replace("\n", " ").rstrip("…") in title["title"]
+    stays_home(laptop, demo.base)
+
+
+async def test_a_family_too_big_to_fit_readably_scrolls_instead(laptop: Tab, demo: Demo) -> None:
+    """In a small window Fit stops at the smallest readable zoom and shows the focused
+    thread; the wheel then scrolls the graph."""
+    child = demo.family.threads["portable_fork"]
+    await laptop.page.set_viewport_size({"width": 800, "height": 500})
+    await open_lineage(laptop, demo.base, f"thread={child}")
+    await laptop.page.click("#fit")
+    shown = await screen(laptop.page)
+    assert small_labels(shown) == []
+    view = await laptop.page.evaluate(
+        """(id) => { const cy = window.threadlineGraph;
+          return { w: cy.width(), h: cy.height(), box: cy.getElementById(id).renderedBoundingBox(),
+                   all: cy.elements().renderedBoundingBox(), pan: cy.pan() }; }""",
+        child,
+    )
+    assert view["all"]["w"] > view["w"] or view["all"]["h"] > view["h"]  # it does not fit
+    focus = Box.of(view["box"])
+    assert Box(0, 0, view["w"], view["h"]).meets(focus)
+    box = await laptop.page.locator("#graph").bounding_box()
+    assert box is not None
+    await laptop.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await laptop.page.mouse.wheel(0, 120)
+    await laptop.page.wait_for_function(
+        "(y) => window.threadlineGraph.pan().y < y", arg=view["pan"]["y"]
+    )
+    assert (await screen(laptop.page))["zoom"] == shown["zoom"]  # scrolled, not zoomed
+
+
+# The threads the picker should list, in its order: the most recent first.
+THREADS = """query($title: String) {
+  threads(first: 100, titleContains: $title, newestFirst: true) { edges { node { id } } } }"""
+
+
+async def listed(page: Page) -> list[str]:
+    return await page.eval_on_selector_all(
+        "#picker-list [data-follow]", "(buttons) => buttons.map((b) => b.dataset.follow)"
+    )
+
+
+async def picker_shows(page: Page, count: int) -> None:
+    await page.wait_for_function(
+        """(n) => document.querySelector("#picker").dataset.state === "ready"
+          && document.querySelectorAll("#picker-list [data-follow]").length === n""",
+        arg=count,
+    )
+
+
+async def test_without_a_thread_the_picker_lists_searches_and_opens(tab: Tab, demo: Demo) -> None:
+    page = tab.page
+    await open_lineage(tab, demo.base, "", state="empty")
+    everything = (await demo.gql(THREADS, title=None))["threads"]["edges"]
+    await picker_shows(page, len(everything))
+    assert await page.is_visible("#picker")
+    assert set(demo.family.threads.values()) <= set(await listed(page))
+    assert await listed(page) == [e["node"]["id"] for e in everything]  # newest first
+
+    spikes = [e["node"]["id"] for e in (await demo.gql(THREADS, title="spike"))["threads"]["edges"]]
+    assert 0 < len(spikes) < len(everything)
+    await page.fill("#picker-search", "SPIKE")  # any case, as the API searches
+    await picker_shows(page, len(spikes))
+    assert await listed(page) == spikes
+
+    await page.click(f"#picker-list [data-follow='{spikes[0]}']")
+    await page.wait_for_url(f"**thread={spikes[0]}**")
+    await page.wait_for_selector(READY)
+    assert await drawn(page) == expected(await demo.lineage(spikes[0]))
+    assert await page.is_hidden("#picker")
+    await page.click("#pick")  # the Threads button opens it over a drawn family too
+    assert await page.is_visible("#picker")
+    await page.click("#pick")
+    assert await page.is_hidden("#picker")
     stays_home(tab, demo.base)
 
 
@@ -289,6 +445,9 @@ async def test_the_address_chooses_the_language(tab: Tab, demo: Demo) -> None:
     assert "lang=zh" in tab.page.url
     await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=en")
     assert await text(tab.page, "h1") == "Thread lineage"
+    await open_lineage(tab, demo.base, "lang=zh", state="empty")  # the picker too
+    assert await text(tab.page, "#picker h2") == "线程"
+    assert await tab.page.get_attribute("#picker-search", "placeholder") == "按标题搜索"
     stays_home(tab, demo.base)
 
 
@@ -320,4 +479,17 @@ async def test_with_a_tokens_file_the_page_asks_for_a_token_once(
         len(tab.authorizations) - before
     )
     assert len(tab.authorizations) > before
+    stays_home(tab, secured_api.base)
+
+
+async def test_with_a_tokens_file_the_picker_sends_the_token(
+    tab: Tab, demo: Demo, secured_api: Secured
+) -> None:
+    page = tab.page
+    await open_lineage(tab, secured_api.base, "", state="token")
+    await page.fill("#token-input", secured_api.token)
+    await page.click("#token-form button")
+    await page.wait_for_selector("#picker[data-state='ready']")
+    assert set(demo.family.threads.values()) <= set(await listed(page))
+    assert tab.authorizations[-1] == f"Bearer {secured_api.token}"
     stays_home(tab, secured_api.base)

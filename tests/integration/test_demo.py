@@ -4,26 +4,43 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 from typing import Any
 
+import httpx
 from click.testing import Result
 from typer.testing import CliRunner
 
 from api.cli import app
 from api.cli import demo_runs as spec
-from api.cli.demo import seed_demo
+from api.cli.demo import DemoStopped, seed_demo
 from api.cli.demo_client import typed_client
+from api.settings import Settings
+from graph.runtime.ports import free_ports
 from graph.store import Store, Tx
 from tests.support.family import Family
-from tests.support.graphql import GraphQLClient
+from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.managed import cli_env
+from tests.support.outage import Outage
+from tests.support.steps import tokens_file
 
 STRATEGIES = "query($id: ID!) { transfer(id: $id) { status resolutionStrategy consumedBy { id } } }"
 
 
-async def invoke(neo4j_uri: str, *args: str) -> Result:
-    """`threadline ARGS` in a worker thread: the command runs its own event loop."""
-    return await asyncio.to_thread(CliRunner().invoke, app, list(args), env=cli_env(neo4j_uri))
+async def invoke(neo4j_uri: str, *args: str, **env: str) -> Result:
+    """`threadline ARGS` in a worker thread: the command runs its own event loop. No service
+    answers at its default THREADLINE_PORT, unless a test says otherwise."""
+    (idle,) = free_ports(1)
+    settings = {**cli_env(neo4j_uri), "THREADLINE_PORT": str(idle), **env}
+    return await asyncio.to_thread(CliRunner().invoke, app, list(args), env=settings)
+
+
+def one_line(result: Result) -> str:
+    """What a failed command said: exactly one line, no traceback."""
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    (line,) = result.output.strip().splitlines()
+    return line
 
 
 async def test_demo_seeds_the_canonical_example_and_every_lineage_shape(
@@ -117,3 +134,99 @@ async def test_demo_command_seeds_a_running_service(live: GraphQLClient, neo4j_u
         "query($id: ID!) { lineage(threadId: $id) { nodes { thread { id } } } }", id=printed["root"]
     )
     assert {n["thread"]["id"] for n in lineage["lineage"]["nodes"]} == set(printed.values())
+
+
+async def test_a_service_that_refuses_connections_is_one_line(neo4j_uri: str) -> None:
+    (port,) = free_ports(1)
+    line = one_line(await invoke(neo4j_uri, "demo", "--url", f"http://127.0.0.1:{port}"))
+    assert f"no Threadline answers at http://127.0.0.1:{port}" in line
+    assert "scripts/serve" in line
+
+
+async def test_a_graphql_address_is_taken_as_the_service(
+    live: GraphQLClient, neo4j_uri: str
+) -> None:
+    base = str(live.http.base_url).rstrip("/")
+    result = await invoke(neo4j_uri, "demo", "--url", f"{base}/graphql/")
+    assert result.exit_code == 0, result.output
+    root = printed_threads(result.output)["root"]
+    assert f"Open {base}/lineage?thread={root}" in result.output
+
+
+async def test_without_url_the_demo_seeds_the_service_that_answers(
+    live: GraphQLClient, neo4j_uri: str
+) -> None:
+    port = str(live.http.base_url.port)
+    result = await invoke(neo4j_uri, "demo", THREADLINE_PORT=port)
+    assert result.exit_code == 0, result.output
+    assert f"seeding the service at http://127.0.0.1:{port}" in result.output
+    root = printed_threads(result.output)["root"]
+    seen = await live("query($id: ID!) { thread(id: $id) { id } }", id=root)
+    assert seen["thread"] == {"id": root}
+
+
+async def test_a_neo4j_that_does_not_answer_is_one_line(neo4j_uri: str, tmp_path: Path) -> None:
+    (port,) = free_ports(1)
+    result = await invoke(
+        neo4j_uri,
+        "demo",
+        "--workspace",
+        "team-demo",
+        THREADLINE_NEO4J_URI=f"bolt://127.0.0.1:{port}",
+        THREADLINE_HOME=str(tmp_path),
+    )
+    line = one_line(result)
+    assert f"Neo4j at bolt://127.0.0.1:{port}" in line and "unavailable" in line
+
+
+async def test_an_outage_while_seeding_is_retried_with_the_same_command_ids(
+    clean_store: Store, http: httpx.AsyncClient
+) -> None:
+    """Neo4j away for five requests in a row: the first two answered UNAVAILABLE before
+    anything ran, the next three after the command committed (its answer lost). The demo
+    retries each step with its commandId, so nothing is written twice."""
+    outage = Outage(http, away=range(10, 15), committed=range(12, 15))
+    async with outage.client() as flaky:
+        demo = await seed_demo(typed_client(flaky))
+    assert outage.refused == 5
+    assert await threads_by_workspace(clean_store) == {"default": len(demo.threads)}
+    assert demo.rolled_back == {"portable_fork": [2, 3]}
+
+
+async def test_a_step_that_keeps_failing_is_named_and_a_rerun_finishes_the_family(
+    clean_store: Store, http: httpx.AsyncClient
+) -> None:
+    outage = Outage(http, away=range(30, 10_000))
+    async with outage.client() as flaky:
+        try:
+            await seed_demo(typed_client(flaky), key="rerun", retry_s=10)
+        except DemoStopped as stopped:
+            left, said = dict(stopped.family.threads), str(stopped)
+        else:
+            raise AssertionError("the demo went through an outage")
+    assert "\n" not in said
+    # Request 30 is step 30, unless a slow answer on a busy machine was retried before it.
+    stopped_at = re.match(r"The demo stopped at step (\d+) \(\w+ [^)]+\): UNAVAILABLE", said)
+    assert stopped_at and int(stopped_at.group(1)) <= 30, said
+    assert left and all(f"{role} {ident}" in said for role, ident in left.items())
+    assert "run `threadline demo` again" in said
+
+    demo = await seed_demo(typed_client(http), key="rerun")
+    assert {role: demo.threads[role] for role in left} == left  # the same threads, finished
+    assert await threads_by_workspace(clean_store) == {"default": len(demo.threads)}
+    assert len(demo.threads) == 6
+
+
+async def test_a_service_that_wants_a_token_stops_the_demo_at_its_first_step(
+    clean_store: Store, tmp_path: Path
+) -> None:
+    tokens = tokens_file(tmp_path, {"a-token": ("team", "write")})
+    async with make_app_client(clean_store, Settings(tokens_file=tokens)) as http:
+        try:
+            await seed_demo(typed_client(http))
+        except DemoStopped as stopped:
+            said = str(stopped)
+        else:
+            raise AssertionError("seeded without a token")
+    assert said.startswith("The demo stopped at step 1 (createThread root): UNAUTHENTICATED")
+    assert "--token or THREADLINE_TOKEN" in said and said.endswith("It left no thread.")

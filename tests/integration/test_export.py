@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -32,6 +33,32 @@ def export(neo4j_uri: str, *args: str) -> Result:
 
 def lineage(family: Family) -> set[tuple[str, str, str, int]]:
     return {(e["from"], e["to"], e["relationship"], e["sourceRunOrdinal"]) for e in family.edges}
+
+
+BACK = ("MERGE_BACK", "SUBAGENT_RESULT")
+
+
+def thread_edges(family: Family) -> Counter[tuple[str, str, str]]:
+    """Every thread-to-thread edge the lineage page draws, as (from, to, kind): the lineage
+    query's fork and subagent edges, and one per merge-back or subagent result."""
+    edges = Counter((e["from"], e["to"], e["relationship"]) for e in family.edges)
+    edges.update(
+        (x["sourceThread"]["id"], thread_id, x["type"])
+        for thread_id, thread in family.threads.items()
+        for x in thread["incomingTransfers"]
+        if x["type"] in BACK and x["sourceThread"]["id"] in family.threads
+    )
+    return edges
+
+
+def back_statuses(family: Family) -> dict[str, str]:
+    """transfer id → status, for the merge-backs and subagent results."""
+    return {
+        x["id"]: x["status"]
+        for thread in family.threads.values()
+        for x in thread["incomingTransfers"]
+        if x["type"] in BACK
+    }
 
 
 def opening_status(family: Family) -> dict[str, str]:
@@ -65,6 +92,11 @@ async def test_json_round_trips_with_the_lineage_and_coverage_the_api_reports(
     }
     assert edges == lineage(family)
     assert {e["child"]: e["transferStatus"] for e in data["edges"]} == opening_status(family)
+    exported = Counter((e["parent"], e["child"], e["relationship"]) for e in data["edges"])
+    exported.update((e["source"], e["target"], e["type"]) for e in data["transferEdges"])
+    assert exported == thread_edges(family)
+    assert {x["transfer"]: x["status"] for x in data["transferEdges"]} == back_statuses(family)
+    assert {"MERGE_BACK", "SUBAGENT_RESULT"} <= {x["type"] for x in data["transferEdges"]}
     assert {
         pt["id"]: (pt["nativeRunOrdinals"], pt["coveredRunOrdinals"])
         for pt in data["providerThreads"]
@@ -86,9 +118,20 @@ async def test_graphml_parses_with_networkx(seeded: Seeded, neo4j_uri: str, tmp_
     }
     assert lineage_edges == lineage(family)  # sourceRunOrdinal came back as an int
     statuses = {
-        b: d["transferStatus"] for _, b, d in graph.edges(data=True) if "transferStatus" in d
+        b: d["transferStatus"]
+        for _, b, d in graph.edges(data=True)
+        if d["kind"] in ("FORK", "SUBAGENT") and "transferStatus" in d
     }
     assert statuses == opening_status(family)
+    threads = family.threads
+    between = Counter(
+        (a, b, d["kind"]) for a, b, d in graph.edges(data=True) if a in threads and b in threads
+    )
+    assert between == thread_edges(family)  # parallel edges kept: a multigraph came back
+    back = {
+        d["transfer"]: d["transferStatus"] for *_, d in graph.edges(data=True) if d["kind"] in BACK
+    }
+    assert back == back_statuses(family)
     for pt_id, (native, covered) in coverage(family).items():
         node = graph.nodes[pt_id]
         assert node["coveredRunOrdinals"] == ",".join(map(str, covered))
@@ -115,6 +158,11 @@ async def test_dot_parses_with_pydot(seeded: Seeded, neo4j_uri: str) -> None:
         if unquote(attrs["kind"]) in ("FORK", "SUBAGENT")
     }
     assert lineage_edges == lineage(family)
+    threads = family.threads
+    between = Counter(
+        (a, b, unquote(attrs["kind"])) for a, b, attrs in edges if a in threads and b in threads
+    )
+    assert between == thread_edges(family)
     forked = {(a, b) for a, b, attrs in edges if unquote(attrs["kind"]) == "FORKED_FROM"}
     native_child = seeded.demo.starts[("native_fork", 1)]["providerThread"]["id"]
     source = seeded.demo.starts[("root", 5)]["providerThread"]["id"]
@@ -162,9 +210,15 @@ async def test_mermaid_is_a_valid_flowchart_of_the_family(seeded: Seeded, neo4j_
             int(label.split(" at run ")[1].split("<br/>")[0]),
         )
         for a, b, label in links
-        if a in real and b in real
+        if a in real and b in real and " at run " in label
     }
     assert drawn == lineage(family)
+    kinds = Counter(
+        (real[a], real[b], label.split(" at run ")[0].split("<br/>")[0])
+        for a, b, label in links
+        if a in real and b in real
+    )
+    assert kinds == thread_edges(family)
 
 
 async def test_export_stays_in_its_workspace(seeded: Seeded, neo4j_uri: str) -> None:

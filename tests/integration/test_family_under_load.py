@@ -22,6 +22,7 @@ import pytest
 from api.settings import Settings
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.served import FLOOD_RATE
 
 SECONDS = float(os.environ.get("THREADLINE_LOAD_SECONDS", "15"))
 CLIENTS = int(os.environ.get("THREADLINE_LOAD_CLIENTS", "8"))
@@ -213,7 +214,7 @@ def check_transfer_endings(
 async def patient_gql(clean_store: Store) -> AsyncIterator[GraphQLClient]:
     """The app with a budget that a busy 2-core box cannot run out of: this test looks
     for wrong answers, not slow ones."""
-    async with make_app_client(clean_store, Settings(db_timeout_s=60)) as http:
+    async with make_app_client(clean_store, Settings(db_timeout_s=60, **FLOOD_RATE)) as http:
         http.timeout = httpx.Timeout(120)
         yield GraphQLClient(http)
 

@@ -38,6 +38,7 @@ from api.settings import Settings
 from graph import queries
 from graph.runtime.ports import free_ports
 from tests.support.managed import cli, parent_of, ready, wait_for
+from tests.support.served import FLOOD_ENV
 
 pytestmark = pytest.mark.process  # starts processes of its own
 
@@ -219,6 +220,7 @@ def api(home: Path, tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Pope
         "THREADLINE_NEO4J_BOLT_PORT": str(bolt),
         "THREADLINE_NEO4J_HTTP_PORT": str(http),
         "THREADLINE_PORT": str(port),
+        **{f"THREADLINE_{key}": value for key, value in FLOOD_ENV.items()},
     }
     log = tmp_path / "serve.log"
     serve = subprocess.Popen(

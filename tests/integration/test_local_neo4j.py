@@ -284,7 +284,7 @@ def test_a_taken_api_port_stops_serve_with_one_line_before_anything_starts(home:
     assert "Traceback" not in result.stdout + result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert str(taken) in line and "THREADLINE_PORT" in line
-    assert "using the managed local Neo4j" not in result.stdout
+    assert "Neo4j" not in result.stdout
 
 
 def test_serve_says_in_one_line_when_neo4j_refuses_the_credentials(

@@ -18,7 +18,7 @@ import websockets
 from graph.store import Store
 from tests.support.direct import create_thread, request_clean_context, request_clean_contexts
 from tests.support.graphql import GraphQLClient
-from tests.support.served import serve
+from tests.support.served import FLOOD_ENV, serve
 
 pytestmark = pytest.mark.process  # starts processes of its own
 
@@ -38,7 +38,9 @@ def fast_api(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     """`threadline serve` polling often: the tests wait less for each new feed's first
     poll. The race is not in the pauses but in the back-to-back polls of a feed catching
     up, which happen whatever the interval."""
-    yield from serve(neo4j_uri, tmp_path_factory.mktemp("feeds"), SUBSCRIPTION_POLL_S="0.05")
+    yield from serve(
+        neo4j_uri, tmp_path_factory.mktemp("feeds"), SUBSCRIPTION_POLL_S="0.05", **FLOOD_ENV
+    )
 
 
 @pytest.fixture

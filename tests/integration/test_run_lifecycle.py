@@ -202,19 +202,25 @@ async def test_errors_carry_codes(gql: GraphQLClient) -> None:
     assert "in progress" in busy["message"]
 
 
-async def test_threads_page_by_keyset(gql: GraphQLClient) -> None:
-    ids = [await new_thread(gql, f"t{n}") for n in range(5)]
-    query = """query($after: String) { threads(first: 2, after: $after) {
+async def every_page(gql: GraphQLClient, newest_first: bool) -> list[str]:
+    """Thread ids, two a page, following each page's endCursor."""
+    query = """query($after: String, $newest: Boolean!) {
+      threads(first: 2, after: $after, newestFirst: $newest) {
         edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }"""
     seen: list[str] = []
     after = None
     while True:
-        page = (await gql(query, after=after))["threads"]
+        page = (await gql(query, after=after, newest=newest_first))["threads"]
         seen += [edge["node"]["id"] for edge in page["edges"]]
         if not page["pageInfo"]["hasNextPage"]:
-            break
+            return seen
         after = page["pageInfo"]["endCursor"]
-    assert seen == ids
+
+
+async def test_threads_page_by_keyset(gql: GraphQLClient) -> None:
+    ids = [await new_thread(gql, f"t{n}") for n in range(5)]
+    assert await every_page(gql, newest_first=False) == ids
+    assert await every_page(gql, newest_first=True) == ids[::-1]
     error = await gql.error("{ threads(first: 100000) { edges { cursor } } }")
     assert error["extensions"]["code"] == "INVALID_INPUT"
 

@@ -37,9 +37,11 @@ from hypothesis_graphql import from_schema, nodes
 
 from api.cli.demo import seed_demo
 from api.cli.demo_client import typed_client
+from api.settings import Settings
 from graph.errors import ErrorCode
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.served import FLOOD_RATE
 
 SCHEMA = (Path(__file__).parents[2] / "schema.graphql").read_text()
 DEFAULT_EXAMPLES = 1000
@@ -227,7 +229,9 @@ class Fuzz:
 
 
 async def test_schema_operations(clean_store: Store) -> None:
-    async with make_app_client(clean_store, raise_app_exceptions=False) as http:
+    async with make_app_client(
+        clean_store, Settings(**FLOOD_RATE), raise_app_exceptions=False
+    ) as http:
         workspace = await seeded_workspace(GraphQLClient(http))
         fuzz = Fuzz(http, operations(workspace))
         # Hypothesis calls its tests synchronously: it runs in a thread of its own while

@@ -53,7 +53,12 @@ async def test_events_stream_over_graphql_transport_ws(live: GraphQLClient) -> N
 
 
 async def test_unknown_thread_subscription_is_not_found(live: GraphQLClient) -> None:
-    async with websockets.connect(ws_url(live), subprotocols=["graphql-transport-ws"]) as ws:
+    async with websockets.connect(
+        ws_url(live),
+        subprotocols=["graphql-transport-ws"],
+        additional_headers={"X-Request-ID": "socket-1"},
+    ) as ws:
+        assert ws.response is not None and ws.response.headers["X-Request-ID"] == "socket-1"
         await ws.send(json.dumps({"type": "connection_init"}))
         await receive(ws)
         await ws.send(
@@ -68,6 +73,7 @@ async def test_unknown_thread_subscription_is_not_found(live: GraphQLClient) -> 
         answer = await receive(ws)
         errors = answer["payload"] if answer["type"] == "error" else answer["payload"]["errors"]
         assert errors[0]["extensions"]["code"] == "NOT_FOUND"
+        assert errors[0]["extensions"]["requestId"] == "socket-1"  # the connection's
 
 
 async def test_legacy_graphql_ws_protocol_is_refused(live: GraphQLClient) -> None:

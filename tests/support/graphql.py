@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from api.app import create_app
+from api.process.telemetry import Telemetry
 from api.settings import Settings
 from graph import queries
 from graph.store import Store
@@ -63,12 +64,17 @@ class GraphQLClient:
 
 @asynccontextmanager
 async def make_app_client(
-    store: Store, settings: Settings | None = None, *, raise_app_exceptions: bool = True
+    store: Store,
+    settings: Settings | None = None,
+    *,
+    raise_app_exceptions: bool = True,
+    tracing: Telemetry | None = None,
 ) -> AsyncIterator[httpx.AsyncClient]:
     """The app in-process, its lifespan running, on the test Neo4j. Without
     `raise_app_exceptions`, an exception that escapes the app is answered as a server
-    would answer it (HTTP 500) instead of raised in the test."""
-    app = create_app(settings or Settings(), store=store)
+    would answer it (HTTP 500) instead of raised in the test. `tracing`: where its spans
+    go (tests/support/traces.py)."""
+    app = create_app(settings or Settings(), store=store, tracing=tracing)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions)
     async with (
         app.router.lifespan_context(app),

@@ -13,6 +13,12 @@ from pathlib import Path
 
 import httpx
 
+# Tests that flood on purpose (load, races, fuzzing, the suite's shared server) raise the
+# per-token rate limit, which is on by default; tests/integration/test_rate_limits.py
+# tests the limit itself.
+FLOOD_RATE = {"rate_limit_rps": 1_000_000.0, "rate_limit_burst": 1_000_000}
+FLOOD_ENV = {key.upper(): str(value) for key, value in FLOOD_RATE.items()}
+
 
 def free_port() -> int:
     with socket.socket() as sock:

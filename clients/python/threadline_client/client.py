@@ -122,11 +122,15 @@ class ThreadlineClient(AsyncBaseClient):
         return StartRun.model_validate(data)
 
     async def report_start_failure(
-        self, run_id: str, reason: str, **kwargs: Any
+        self,
+        run_id: str,
+        reason: str,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
+        **kwargs: Any,
     ) -> ReportStartFailure:
         query = gql("""
-            mutation ReportStartFailure($runId: ID!, $reason: String!) {
-              reportStartFailure(runId: $runId, reason: $reason) {
+            mutation ReportStartFailure($runId: ID!, $reason: String!, $commandId: String) {
+              reportStartFailure(runId: $runId, reason: $reason, commandId: $commandId) {
                 ...Started
               }
             }
@@ -156,7 +160,11 @@ class ThreadlineClient(AsyncBaseClient):
               }
             }
             """)
-        variables: dict[str, object] = {"runId": run_id, "reason": reason}
+        variables: dict[str, object] = {
+            "runId": run_id,
+            "reason": reason,
+            "commandId": command_id,
+        }
         response = await self.execute(
             query=query,
             operation_name="ReportStartFailure",
@@ -171,14 +179,16 @@ class ThreadlineClient(AsyncBaseClient):
         provider_thread_id: str,
         native_ref: str,
         history_mode: Union[Optional[HistoryMode], UnsetType] = UNSET,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> AttachNativeThread:
         query = gql("""
-            mutation AttachNativeThread($providerThreadId: ID!, $nativeRef: String!, $historyMode: HistoryMode) {
+            mutation AttachNativeThread($providerThreadId: ID!, $nativeRef: String!, $historyMode: HistoryMode, $commandId: String) {
               attachNativeThread(
                 providerThreadId: $providerThreadId
                 nativeRef: $nativeRef
                 historyMode: $historyMode
+                commandId: $commandId
               ) {
                 id
                 status
@@ -189,6 +199,7 @@ class ThreadlineClient(AsyncBaseClient):
             "providerThreadId": provider_thread_id,
             "nativeRef": native_ref,
             "historyMode": history_mode,
+            "commandId": command_id,
         }
         response = await self.execute(
             query=query,
@@ -206,16 +217,18 @@ class ThreadlineClient(AsyncBaseClient):
         items: Union[Optional[list[RunItemInput]], UnsetType] = UNSET,
         checkpoint: Union[Optional[CheckpointInput], UnsetType] = UNSET,
         usage: Union[Optional[ContextUsageInput], UnsetType] = UNSET,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> CompleteRun:
         query = gql("""
-            mutation CompleteRun($runId: ID!, $nativeTurnRef: String, $items: [RunItemInput!], $checkpoint: CheckpointInput, $usage: ContextUsageInput) {
+            mutation CompleteRun($runId: ID!, $nativeTurnRef: String, $items: [RunItemInput!], $checkpoint: CheckpointInput, $usage: ContextUsageInput, $commandId: String) {
               completeRun(
                 runId: $runId
                 nativeTurnRef: $nativeTurnRef
                 items: $items
                 checkpoint: $checkpoint
                 usage: $usage
+                commandId: $commandId
               ) {
                 id
                 status
@@ -233,6 +246,7 @@ class ThreadlineClient(AsyncBaseClient):
             "items": items,
             "checkpoint": checkpoint,
             "usage": usage,
+            "commandId": command_id,
         }
         response = await self.execute(
             query=query, operation_name="CompleteRun", variables=variables, **kwargs
@@ -245,11 +259,17 @@ class ThreadlineClient(AsyncBaseClient):
         source_thread_id: str,
         at: SourcePointInput,
         title: Union[Optional[str], UnsetType] = UNSET,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> ForkThread:
         query = gql("""
-            mutation ForkThread($sourceThreadId: ID!, $at: SourcePointInput!, $title: String) {
-              forkThread(sourceThreadId: $sourceThreadId, at: $at, title: $title) {
+            mutation ForkThread($sourceThreadId: ID!, $at: SourcePointInput!, $title: String, $commandId: String) {
+              forkThread(
+                sourceThreadId: $sourceThreadId
+                at: $at
+                title: $title
+                commandId: $commandId
+              ) {
                 id
                 incomingTransfers {
                   id
@@ -261,6 +281,7 @@ class ThreadlineClient(AsyncBaseClient):
             "sourceThreadId": source_thread_id,
             "at": at,
             "title": title,
+            "commandId": command_id,
         }
         response = await self.execute(
             query=query, operation_name="ForkThread", variables=variables, **kwargs
@@ -268,15 +289,23 @@ class ThreadlineClient(AsyncBaseClient):
         data = self.get_data(response)
         return ForkThread.model_validate(data)
 
-    async def merge_back(self, fork_thread_id: str, **kwargs: Any) -> MergeBack:
+    async def merge_back(
+        self,
+        fork_thread_id: str,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
+        **kwargs: Any,
+    ) -> MergeBack:
         query = gql("""
-            mutation MergeBack($forkThreadId: ID!) {
-              mergeBack(forkThreadId: $forkThreadId) {
+            mutation MergeBack($forkThreadId: ID!, $commandId: String) {
+              mergeBack(forkThreadId: $forkThreadId, commandId: $commandId) {
                 id
               }
             }
             """)
-        variables: dict[str, object] = {"forkThreadId": fork_thread_id}
+        variables: dict[str, object] = {
+            "forkThreadId": fork_thread_id,
+            "commandId": command_id,
+        }
         response = await self.execute(
             query=query, operation_name="MergeBack", variables=variables, **kwargs
         )
@@ -288,11 +317,17 @@ class ThreadlineClient(AsyncBaseClient):
         parent_run_id: str,
         task: str,
         provider: Union[Optional[str], UnsetType] = UNSET,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> SpawnSubagent:
         query = gql("""
-            mutation SpawnSubagent($parentRunId: ID!, $task: String!, $provider: String) {
-              spawnSubagent(parentRunId: $parentRunId, task: $task, provider: $provider) {
+            mutation SpawnSubagent($parentRunId: ID!, $task: String!, $provider: String, $commandId: String) {
+              spawnSubagent(
+                parentRunId: $parentRunId
+                task: $task
+                provider: $provider
+                commandId: $commandId
+              ) {
                 id
                 incomingTransfers {
                   id
@@ -304,6 +339,7 @@ class ThreadlineClient(AsyncBaseClient):
             "parentRunId": parent_run_id,
             "task": task,
             "provider": provider,
+            "commandId": command_id,
         }
         response = await self.execute(
             query=query, operation_name="SpawnSubagent", variables=variables, **kwargs
@@ -317,15 +353,17 @@ class ThreadlineClient(AsyncBaseClient):
         provider: str,
         native_ref: str,
         title: Union[Optional[str], UnsetType] = UNSET,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> RecordNativeSubagent:
         query = gql("""
-            mutation RecordNativeSubagent($parentRunId: ID!, $provider: String!, $nativeRef: String!, $title: String) {
+            mutation RecordNativeSubagent($parentRunId: ID!, $provider: String!, $nativeRef: String!, $title: String, $commandId: String) {
               recordNativeSubagent(
                 parentRunId: $parentRunId
                 provider: $provider
                 nativeRef: $nativeRef
                 title: $title
+                commandId: $commandId
               ) {
                 id
                 incomingTransfers {
@@ -342,6 +380,7 @@ class ThreadlineClient(AsyncBaseClient):
             "provider": provider,
             "nativeRef": native_ref,
             "title": title,
+            "commandId": command_id,
         }
         response = await self.execute(
             query=query,
@@ -353,11 +392,19 @@ class ThreadlineClient(AsyncBaseClient):
         return RecordNativeSubagent.model_validate(data)
 
     async def complete_subagent(
-        self, child_thread_id: str, result: str, **kwargs: Any
+        self,
+        child_thread_id: str,
+        result: str,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
+        **kwargs: Any,
     ) -> CompleteSubagent:
         query = gql("""
-            mutation CompleteSubagent($childThreadId: ID!, $result: String!) {
-              completeSubagent(childThreadId: $childThreadId, result: $result) {
+            mutation CompleteSubagent($childThreadId: ID!, $result: String!, $commandId: String) {
+              completeSubagent(
+                childThreadId: $childThreadId
+                result: $result
+                commandId: $commandId
+              ) {
                 id
               }
             }
@@ -365,6 +412,7 @@ class ThreadlineClient(AsyncBaseClient):
         variables: dict[str, object] = {
             "childThreadId": child_thread_id,
             "result": result,
+            "commandId": command_id,
         }
         response = await self.execute(
             query=query,
@@ -376,11 +424,19 @@ class ThreadlineClient(AsyncBaseClient):
         return CompleteSubagent.model_validate(data)
 
     async def rollback_thread(
-        self, thread_id: str, to_run_ordinal: int, **kwargs: Any
+        self,
+        thread_id: str,
+        to_run_ordinal: int,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
+        **kwargs: Any,
     ) -> RollbackThread:
         query = gql("""
-            mutation RollbackThread($threadId: ID!, $toRunOrdinal: Int!) {
-              rollbackThread(threadId: $threadId, toRunOrdinal: $toRunOrdinal) {
+            mutation RollbackThread($threadId: ID!, $toRunOrdinal: Int!, $commandId: String) {
+              rollbackThread(
+                threadId: $threadId
+                toRunOrdinal: $toRunOrdinal
+                commandId: $commandId
+              ) {
                 rolledBackRuns {
                   ordinal
                 }
@@ -390,6 +446,7 @@ class ThreadlineClient(AsyncBaseClient):
         variables: dict[str, object] = {
             "threadId": thread_id,
             "toRunOrdinal": to_run_ordinal,
+            "commandId": command_id,
         }
         response = await self.execute(
             query=query, operation_name="RollbackThread", variables=variables, **kwargs

@@ -1,26 +1,38 @@
-// A family as Cytoscape elements. Threads are the nodes dagre lays out, joined by their
-// fork and subagent edges (and merge-back / subagent-result transfers drawn dashed).
+// A family as Cytoscape elements. Threads are the nodes dagre lays out, top to bottom,
+// joined by their fork and subagent edges (and merge-back / subagent-result transfers drawn
+// dashed, back up to the thread they went to).
 // Inside each thread box sit, positioned by `place` after the layout:
+//   its title (at most two lines; the full title is in the tooltip and the details panel);
+//   on a fork or subagent, how it was opened (relationship, source run, the transfer's status,
+//              how far it and its source moved apart) and each merge-back or subagent result
+//              it sent back, in the edge's colour: what the edges mean, written where no edge
+//              runs, so no line ever crosses a label;
 //   first row  its runs, one cell per ordinal, coloured by provider (rolled back: faded;
 //              interrupted by a usage limit: a dashed dark border);
 //   one lane   per provider thread: native runs filled, runs its handoffs cover pale,
 //              active runs it has not seen hollow, then its handoffs coloured by status.
-// A lane whose provider has a usage limit in force says so, in amber.
+// A lane whose provider has a usage limit in force is amber ("limited" is in its tooltip).
 // Rows with nothing to show (a thread without runs yet, e.g. an abandoned fork) are left out.
-// Edges and their labels are drawn above the boxes (manual z-index) on a white backing, so a
-// label that reaches into a box is still whole and readable.
+// Edges carry their label (kind, status, drift) as data; it is drawn only while the edge is
+// hovered or selected, above everything, on a white backing.
 // Every element carries `kind` and `ref` (the GraphQL id the details panel asks about).
+// Sizes are at zoom 1; FONT is the smallest text, so FONT × zoom is the smallest on screen.
 
 import { t } from "./i18n.js";
 
-const CELL = 16;
+export const FONT = 12;
+const TITLE_FONT = 14;
+const FAMILY = "system-ui, sans-serif";
+const LINE_HEIGHT = 1.3;
+const CELL = 20;
+const LABEL = 140;
+const HANDOFF = 50;
+const MIN_WIDTH = 220;
+const TITLE_LINES = 2;
 const STEP = CELL + 3;
 const ROW = CELL + 8;
-const LABEL = 128;
 const PAD = 12;
-const HEAD = 30;
-const HANDOFF = 34;
-
+export const RELATIONSHIPS = { FORK: "#1565c0", SUBAGENT: "#6a1b9a" };
 const PROVIDERS = { codex: "#10a37f", claude: "#d97757" };
 const PALETTE = ["#1e88e5", "#8e24aa", "#f4511e", "#3949ab", "#00897b", "#6d4c41"];
 export const STATUS = {
@@ -48,8 +60,8 @@ export const STYLE = [
   {
     selector: "node",
     style: {
-      "font-family": "system-ui, sans-serif",
-      "font-size": 9,
+      "font-family": FAMILY,
+      "font-size": FONT,
       "text-valign": "center",
       "z-index-compare": "manual",
       "z-index": Z.inner,
@@ -65,21 +77,30 @@ export const STYLE = [
       "background-color": "#f7f9fc",
       "border-width": 1,
       "border-color": "#90a4ae",
-      label: "data(label)",
-      "font-size": 12,
-      "font-weight": "bold",
-      "text-valign": "top",
-      "text-margin-y": HEAD - 6,
-      "text-max-width": "data(textWidth)",
-      "text-wrap": "ellipsis",
     },
   },
   { selector: "node[kind='thread'].focus", style: { "border-width": 3, "border-color": "#1565c0" } },
   {
+    // Text blocks wrapped by `lines` below: cytoscape keeps the line breaks given.
+    selector: "node[kind='title'], node[kind='opening'], node[kind='back']",
+    style: {
+      shape: "rectangle",
+      width: "data(w)",
+      height: "data(h)",
+      "background-opacity": 0,
+      label: "data(label)",
+      color: "data(color)",
+      "text-wrap": "wrap",
+      "text-max-width": "data(maxWidth)",
+      "line-height": LINE_HEIGHT,
+    },
+  },
+  { selector: "node[kind='title']", style: { "font-size": TITLE_FONT, "font-weight": "bold" } },
+  {
     selector: "node[kind='run'], node[kind='cell']",
     style: { shape: "rectangle", width: CELL, height: CELL, "background-color": "data(color)" },
   },
-  { selector: "node[kind='run']", style: { label: "data(ordinal)", color: "#fff", "font-size": 8 } },
+  { selector: "node[kind='run']", style: { label: "data(ordinal)", color: "#fff" } },
   { selector: "node.rolled", style: { "background-opacity": 0.25, color: "#555" } },
   {
     selector: "node[kind='run'].interrupted",
@@ -98,11 +119,12 @@ export const STYLE = [
       "border-width": 1,
       "border-color": "data(color)",
       "text-halign": "center",
-      "text-max-width": LABEL - 12,
+      "text-max-width": LABEL - 14,
       "text-wrap": "ellipsis",
     },
   },
   { selector: "node[kind='caption']", style: { "border-width": 0, "background-opacity": 0 } },
+  { selector: "node[kind='lane']", style: { label: "data(text)" } },
   { selector: "node[kind='lane'].retired", style: { "border-style": "dashed", color: "#c62828" } },
   { selector: "node[kind='lane'].limited", style: { "border-width": 2, "border-color": LIMITED, color: LIMITED } },
   {
@@ -112,7 +134,6 @@ export const STYLE = [
       width: HANDOFF - 4,
       height: CELL,
       label: "data(label)",
-      "font-size": 8,
       "background-color": "data(color)",
       "background-opacity": 0.2,
       "border-width": 2,
@@ -128,24 +149,24 @@ export const STYLE = [
       "target-arrow-shape": "triangle",
       "line-color": "data(color)",
       "target-arrow-color": "data(color)",
-      // Over the boxes, level (not rotated along the edge) and in two short lines (kind,
-      // status) so the label fits in the gap dagre leaves between ranks.
       "z-index-compare": "manual",
       "z-index": Z.edge,
-      label: "data(label)",
-      "font-size": 10,
+      "font-family": FAMILY,
+      "font-size": FONT,
       "text-wrap": "wrap",
       "text-background-color": "#fff",
-      "text-background-opacity": 0.9,
-      "text-background-padding": 2,
+      "text-background-opacity": 0.95,
+      "text-background-padding": 3,
       "text-background-shape": "round-rectangle",
-      // A fork and the merge-back or subagent result along the same pair of threads are
-      // bundled: drawn as curves far enough apart that their labels do not overlap.
-      "control-point-step-size": 70,
+      "text-border-width": 1,
+      "text-border-color": "data(color)",
+      "text-border-opacity": 1,
     },
   },
   { selector: "edge[relationship='SUBAGENT']", style: { "line-style": "dotted", width: 3 } },
   { selector: "edge[kind='transfer']", style: { "line-style": "dashed" } },
+  // An edge's own label only on demand: at rest no text sits on or across a line.
+  { selector: "edge.hover, edge:selected", style: { label: "data(label)", "z-index": Z.edge + 1 } },
   { selector: ":selected", style: { "overlay-color": "#1565c0", "overlay-opacity": 0.25 } },
 ];
 
@@ -154,18 +175,22 @@ export function familyElements(lineage, focus, limited = new Map()) {
   const threads = new Map(lineage.nodes.map((n) => [n.thread.id, { ...n.thread, depth: n.depth }]));
   const elements = [];
   const inner = [];
-  for (const thread of threads.values()) {
-    const box = threadBox(thread, thread.id === focus, limited);
-    elements.push(box.element);
-    for (const node of box.inner) inner.push({ node, thread: thread.id });
-  }
-  for (const edge of lineage.edges) elements.push(lineageEdge(edge, threads.get(edge.to)));
+  const backs = [];
   for (const thread of threads.values()) {
     for (const x of thread.incomingTransfers) {
       const back = x.type === "MERGE_BACK" || x.type === "SUBAGENT_RESULT";
-      if (back && threads.has(x.sourceThread.id)) elements.push(transferEdge(x, thread.id));
+      if (back && threads.has(x.sourceThread.id)) backs.push({ transfer: x, target: thread.id });
     }
   }
+  const edges = lineage.edges.map((edge) => lineageEdge(edge, threads.get(edge.to)));
+  for (const thread of threads.values()) {
+    const opening = edges.find((e) => e.data.target === thread.id);
+    const sent = backs.filter((b) => b.transfer.sourceThread.id === thread.id);
+    const box = threadBox(thread, thread.id === focus, limited, opening, sent);
+    elements.push(box.element);
+    for (const node of box.inner) inner.push({ node, thread: thread.id });
+  }
+  elements.push(...edges, ...backs.map((b) => transferEdge(b.transfer, b.target)));
   elements.push(...inner.map((i) => i.node));
   const place = (cy) => {
     for (const { node, thread } of inner) {
@@ -180,20 +205,84 @@ export function familyElements(lineage, focus, limited = new Map()) {
   return { elements, place };
 }
 
-function threadBox(thread, focused, limited) {
+const measure = document.createElement("canvas").getContext("2d");
+
+/** `text` in lines no wider than `width` in `font`, at most `max` of them; what does not
+ *  fit ends in "…". Words stay whole unless one alone is too wide (or the text has no
+ *  spaces, as Chinese titles do); then it breaks between characters. */
+export function lines(text, font, width, max = Infinity) {
+  measure.font = font;
+  const fits = (s) => measure.measureText(s).width <= width;
+  const out = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const joined = line ? `${line} ${word}` : word;
+    if (fits(joined)) {
+      line = joined;
+      continue;
+    }
+    if (line) out.push(line);
+    line = "";
+    if (fits(word)) {
+      line = word;
+      continue;
+    }
+    for (const char of word) {
+      if (line && !fits(line + char)) {
+        out.push(line);
+        line = "";
+      }
+      line += char;
+    }
+  }
+  if (line) out.push(line);
+  if (out.length <= max) return out;
+  const kept = out.slice(0, max);
+  let last = `${kept[max - 1]} ${out[max]}`;
+  while (last && !fits(`${last}…`)) last = last.slice(0, -1);
+  kept[max - 1] = `${last.trimEnd()}…`;
+  return kept;
+}
+
+const fontOf = (size, weight = "normal") => `${weight} ${size}px ${FAMILY}`;
+
+function threadBox(thread, focused, limited, opening, sent) {
   const runs = thread.runs;
   const last = Math.max(1, ...runs.map((r) => r.ordinal));
   const lanes = thread.providerThreads;
   const most = Math.max(0, ...lanes.map((pt) => pt.handoffs.length));
   const cellsEnd = PAD + LABEL + last * STEP;
-  const w = Math.max(260, cellsEnd + (most ? 6 + most * HANDOFF : 0) + PAD);
-  // No runs, no "runs" row: an empty caption reads as missing data.
-  const first = runs.length ? 1 : 0;
-  const h = HEAD + ROW * (first + lanes.length) + PAD / 2;
-  const at = (ordinal) => PAD + LABEL + (ordinal - 1) * STEP + CELL / 2;
-  const rowY = (row) => HEAD + row * ROW + ROW / 2;
+  const w = Math.max(MIN_WIDTH, cellsEnd + (most ? 6 + most * HANDOFF : 0) + PAD);
   const inner = [];
   const add = (data, classes = "") => inner.push({ group: "nodes", data, classes, grabbable: false });
+
+  // The text blocks at the top, one under the other.
+  const textWidth = w - 2 * PAD;
+  let top = PAD / 2;
+  const block = (id, kind, ref, text, color, size, weight, max) => {
+    const rows = lines(text, fontOf(size, weight), textWidth, max);
+    const h = Math.ceil(rows.length * size * LINE_HEIGHT);
+    const label = rows.join("\n");
+    add({ id, kind, ref, label, full: text, color, w: textWidth, h, maxWidth: textWidth + 8, dx: w / 2, dy: top + h / 2 });
+    top += h + 2;
+  };
+  const title = thread.title || thread.id;
+  block(`title:${thread.id}`, "title", thread.id, title, "#263238", TITLE_FONT, "bold", TITLE_LINES);
+  if (opening) {
+    const { data } = opening;
+    block(`opening:${thread.id}`, "opening", data.ref, data.label.replace(/\n/g, " · "), data.color, FONT, "normal", 3);
+  }
+  for (const { transfer } of sent) {
+    const text = `↑ ${transfer.type} · ${transfer.status}`;
+    block(`back:${transfer.id}`, "back", transfer.id, text, textColor(transfer.status), FONT, "normal", 2);
+  }
+  const head = top + 4;
+
+  // No runs, no "runs" row: an empty caption reads as missing data.
+  const first = runs.length ? 1 : 0;
+  const h = head + ROW * (first + lanes.length) + PAD / 2;
+  const at = (ordinal) => PAD + LABEL + (ordinal - 1) * STEP + CELL / 2;
+  const rowY = (row) => head + row * ROW + ROW / 2;
 
   if (runs.length) {
     add({ id: `caption:${thread.id}`, kind: "caption", label: t("runs"), dx: PAD + LABEL / 2, dy: rowY(0), color: "#fff" });
@@ -209,8 +298,12 @@ function threadBox(thread, focused, limited) {
     const row = first + index;
     const color = providerColor(pt.provider);
     const classes = [RETIRED.has(pt.status) ? "retired" : "", limited.has(pt.provider) ? "limited" : ""];
-    const label = `${pt.provider} · ${pt.status}${limited.has(pt.provider) ? ` · ${t("limited")}` : ""}`;
-    add({ id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label, color, dx: PAD + LABEL / 2, dy: rowY(row) }, classes.join(" ").trim());
+    // Drawn without "limited" (the amber border says it, so the status is never cut off);
+    // the label, the tooltip, has it.
+    const text = `${pt.provider} · ${pt.status}`;
+    const label = `${text}${limited.has(pt.provider) ? ` · ${t("limited")}` : ""}`;
+    const data = { id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label, text, full: label, color };
+    add({ ...data, dx: PAD + LABEL / 2, dy: rowY(row) }, classes.join(" ").trim());
     const native = new Set(pt.coverage.nativeRunOrdinals);
     const covered = new Set(pt.coverage.coveredRunOrdinals);
     const cells = [
@@ -234,15 +327,18 @@ function threadBox(thread, focused, limited) {
       });
     });
   });
-  const title = thread.title || thread.id;
   const element = {
     group: "nodes",
-    data: { id: thread.id, kind: "thread", ref: thread.id, label: title, w, h, textWidth: w - 16 },
+    data: { id: thread.id, kind: "thread", ref: thread.id, label: title, full: title, w, h },
     classes: focused ? "focus" : "",
     grabbable: false,
   };
   return { element, inner };
 }
+
+// Status colours are for lines and swatches; as text on white, pale ones are darkened.
+const TEXT = { PENDING: LIMITED, SUPERSEDED: "#616161" };
+const textColor = (status) => TEXT[status] ?? STATUS[status] ?? "#455a64";
 
 function lineageEdge(edge, child) {
   const transfer = child?.incomingTransfers.find(
@@ -264,7 +360,7 @@ function lineageEdge(edge, child) {
       status: transfer?.status ?? null,
       divergence,
       label: `${edge.relationship}${at}${status}${drift(divergence)}`,
-      color: edge.relationship === "SUBAGENT" ? "#6a1b9a" : "#1565c0",
+      color: RELATIONSHIPS[edge.relationship] ?? RELATIONSHIPS.FORK,
     },
   };
 }

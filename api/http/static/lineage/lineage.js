@@ -1,16 +1,33 @@
 // The lineage page: /lineage?thread=ID[&depth=N&direction=BOTH|ANCESTORS|DESCENDANTS].
 // One query draws the family (family.graphql); a click asks for that element's details.
-// For tests and the curious: window.threadline.graph() is what is drawn, and
-// document.body.dataset.state is loading | ready | empty | token | error.
+// Without a thread (or with the Threads button) it lists the workspace's threads to pick
+// from, searched by title (threads.graphql).
+// For tests and the curious: window.threadlineGraph is the Cytoscape instance,
+// window.threadline.graph() is what is drawn, and document.body.dataset.state is
+// loading | ready | empty | token | error.
 
 import { query, token, Unauthenticated } from "./api.js";
 import * as details from "./details.js";
-import { familyElements, LIMITED, providerColor, STATUS, STYLE } from "./draw.js";
+import { familyElements, FONT, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
 import { t, translate } from "./i18n.js";
+import { picker } from "./picker.js";
+import { alignRankTops, routeEdges } from "./route.js";
 
 const $ = (id) => document.getElementById(id);
 const panel = $("details");
-const cy = cytoscape({ container: $("graph"), style: STYLE, autoungrabify: true, minZoom: 0.1 });
+/** No text smaller than this on screen: the smallest font (FONT) times the zoom. */
+const READABLE_PX = 11;
+const MIN_ZOOM = READABLE_PX / FONT;
+const cy = cytoscape({
+  container: $("graph"),
+  style: STYLE,
+  autoungrabify: true,
+  minZoom: MIN_ZOOM,
+  maxZoom: 4,
+  // The wheel scrolls (pans) the graph, as it would a page; with Ctrl it zooms (below).
+  userZoomingEnabled: false,
+});
+window.threadlineGraph = cy;
 let family = null;
 let limited = new Map(); // provider kind → its usage limit in force
 let asked = 0;
@@ -86,6 +103,7 @@ async function load() {
   $("direction-input").value = direction;
   cy.elements().remove();
   panel.replaceChildren(details.h("p", { class: "hint" }, t("hint")));
+  threads.show(!thread);
   if (!thread) return setState("empty", t("noThread"));
   setState("loading", t("loading"));
   try {
@@ -98,25 +116,57 @@ async function load() {
   if (!family.nodes.length) return setState("empty", t("unknown", thread));
   const { elements, place } = familyElements(family, thread, limited);
   cy.add(elements);
-  // rankSep leaves room between a parent and its children for the edge labels (two lines,
-  // up to about 180 px wide at zoom 1 with divergence) so they sit clear of the boxes.
-  const layout = { name: "dagre", rankDir: "LR", nodeSep: 60, rankSep: 240, animate: false };
+  // Parents above children: siblings side by side use the page's width and generations its
+  // height (laid out left to right, a family filled a thin strip across the middle).
+  const layout = { name: "dagre", rankDir: "TB", nodeSep: 30, rankSep: 70, animate: false };
   cy.elements("[kind='thread'], [kind='lineage']").layout(layout).run();
+  alignRankTops(cy.nodes("[kind='thread']"));
   place(cy);
+  routeEdges(cy);
   fit();
   legend();
   show(cy.getElementById(thread));
   setState("ready");
 }
 
-/** The whole family in view, but no closer than MAX_FIT_ZOOM: fitting one small thread
- *  alone would blow it up to about 4×. Zooming in by hand is still allowed. */
+/** The whole family in view, but no closer than MAX_FIT_ZOOM (fitting one small thread
+ *  alone would blow it up to about 4×) and never so far that text gets smaller than
+ *  READABLE_PX: a family too big for that is shown from its top (and left), centred on the
+ *  focused thread if that would be out of view, and the rest is a scroll or a drag away. */
 const MAX_FIT_ZOOM = 1.5;
+const MARGIN = 20;
 function fit() {
-  cy.fit(undefined, 30);
-  if (cy.zoom() > MAX_FIT_ZOOM) {
-    cy.zoom(MAX_FIT_ZOOM);
-    cy.center();
+  const box = cy.elements().boundingBox();
+  if (!box.w) return;
+  const width = cy.width() - 2 * MARGIN;
+  const height = cy.height() - 2 * MARGIN;
+  const zoom = Math.min(MAX_FIT_ZOOM, Math.max(MIN_ZOOM, Math.min(width / box.w, height / box.h)));
+  const focus = cy.nodes(".focus").boundingBox();
+  const axis = (size, view, start, focusStart, focusSize) => {
+    if (size * zoom <= view) return MARGIN + (view - size * zoom) / 2 - start * zoom;
+    const fromStart = MARGIN - start * zoom;
+    const focusEnd = (focusStart + focusSize) * zoom + fromStart;
+    if (!focusSize || focusEnd <= MARGIN + view) return fromStart;
+    return MARGIN + view / 2 - (focusStart + focusSize / 2) * zoom;
+  };
+  cy.viewport({
+    zoom,
+    pan: { x: axis(box.w, width, box.x1, focus.x1, focus.w), y: axis(box.h, height, box.y1, focus.y1, focus.h) },
+  });
+}
+
+/** Wheel: scroll (pan) the graph; Ctrl or ⌘ + wheel (and a pinch): zoom at the pointer. */
+function wheel(event) {
+  event.preventDefault();
+  const scale = event.deltaMode === 1 ? 16 : 1; // lines → pixels
+  if (event.ctrlKey || event.metaKey) {
+    const box = cy.container().getBoundingClientRect();
+    const level = cy.zoom() * Math.exp(-event.deltaY * scale * 0.002);
+    cy.zoom({ level, renderedPosition: { x: event.clientX - box.left, y: event.clientY - box.top } });
+  } else {
+    const dx = event.shiftKey ? event.deltaY : event.deltaX;
+    const dy = event.shiftKey ? 0 : event.deltaY;
+    cy.panBy({ x: -dx * scale, y: -dy * scale });
   }
 }
 
@@ -131,9 +181,11 @@ async function show(element) {
     cell: () => ask("provider_thread", { id: ref }).then(details.providerThreadDetails),
     transfer: () => ask("transfer", { id: ref }).then(details.transferDetails),
     lineage: () => ask("transfer", { id: ref }).then(details.transferDetails),
+    opening: () => ask("transfer", { id: ref }).then(details.transferDetails),
+    back: () => ask("transfer", { id: ref }).then(details.transferDetails),
   };
   let content;
-  if (kind === "thread") {
+  if (kind === "thread" || kind === "title") {
     const node = family.nodes.find((n) => n.thread.id === ref);
     content = details.threadDetails({ ...node.thread, depth: node.depth }, family);
   } else if (fetchers[kind] && ref) {
@@ -151,7 +203,19 @@ function legend() {
   const providers = [...new Set(family.nodes.flatMap((n) => n.thread.runs.map((r) => r.provider)))];
   const swatch = (color, text, cls = "") =>
     details.h("li", {}, details.h("span", { class: `swatch ${cls}`, style: `--c:${color}` }), text);
+  const edges = cy.edges().length
+    ? [
+        details.h("h3", {}, t("edges")),
+        details.h("ul", {}, [
+          swatch(RELATIONSHIPS.FORK, t("forkEdge"), "line"),
+          swatch(RELATIONSHIPS.SUBAGENT, t("subagentEdge"), "line dotted"),
+          swatch(STATUS.CONSUMED, t("backEdge"), "line dashed"),
+        ]),
+        details.h("p", { class: "hint" }, t("edgeHint")),
+      ]
+    : [];
   $("legend").replaceChildren(
+    ...edges,
     details.h("h3", {}, t("providers")),
     details.h("ul", {}, providers.map((p) => swatch(providerColor(p), p))),
     details.h("ul", {}, [
@@ -167,11 +231,27 @@ function legend() {
 }
 
 cy.on("tap", "node, edge", (event) => show(event.target));
-cy.on("dbltap", "node[kind='thread']", (event) => go({ thread: event.target.id() }));
-panel.addEventListener("click", (event) => {
-  const button = event.target.closest("[data-follow]");
-  if (button) go({ thread: button.dataset.follow });
+cy.on("dbltap", "node[kind='thread'], node[kind='title']", (event) => go({ thread: event.target.data("ref") }));
+// The full text of what is under the pointer (a title cut to two lines, a lane's label) as
+// the graph's tooltip; an edge shows its own label while hovered.
+cy.on("mouseover", "node, edge", (event) => {
+  const target = event.target;
+  if (target.isEdge()) target.addClass("hover");
+  cy.container().title = (target.data("full") ?? target.data("label") ?? "").replace(/\n/g, " · ");
 });
+cy.on("mouseout", "node, edge", (event) => {
+  event.target.removeClass("hover");
+  cy.container().title = "";
+});
+cy.container().addEventListener("wheel", wheel, { passive: false });
+for (const section of [panel, $("picker")]) {
+  section.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-follow]");
+    if (button) go({ thread: button.dataset.follow });
+  });
+}
+const threads = picker($("picker"), ask);
+$("pick").addEventListener("click", () => threads.show(!threads.shown()));
 $("controls").addEventListener("submit", (event) => {
   event.preventDefault();
   go({
