@@ -73,7 +73,7 @@ async def restore(
                 f"workspace {target!r} is not empty: restore into an empty workspace "
                 "(--as-workspace NAME) or an empty database"
             )
-        loader = _Loader(tx, target)
+        loader = _Loader(tx, records.header.workspace, target)
         for record in records.lines:
             if await loader.add(record):
                 break
@@ -90,8 +90,9 @@ async def restore(
 class _Loader:
     """Rows of a snapshot, written in batches; checked against its trailer."""
 
-    def __init__(self, tx: Tx, workspace: str) -> None:
+    def __init__(self, tx: Tx, source: str, workspace: str) -> None:
         self._tx = tx
+        self._source = source
         self._workspace = workspace
         self._nodes: list[dict[str, Any]] = []
         self._relationships: list[dict[str, Any]] = []
@@ -106,7 +107,7 @@ class _Loader:
                 {
                     "key": record["node"],
                     "labels": record["labels"],
-                    "props": snapshot.decode_map(record["props"]),
+                    "props": self._rewritten(snapshot.decode_map(record["props"])),
                 }
             )
             if len(self._nodes) >= BATCH:
@@ -139,9 +140,15 @@ class _Loader:
         return False
 
     def _rewritten(self, props: dict[str, Any]) -> dict[str, Any]:
-        if WORKSPACE_PROPERTY in props:
-            props[WORKSPACE_PROPERTY] = self._workspace
-        return props
+        """Every workspace name in `props` is the target's: the property, and where a JSON
+        text embeds it (snapshot.renamed)."""
+        if self._source == self._workspace:
+            return props
+        old, new = self._source, self._workspace
+        found = {key: snapshot.renamed(value, old, new) for key, value in props.items()}
+        if WORKSPACE_PROPERTY in found:
+            found[WORKSPACE_PROPERTY] = self._workspace
+        return found
 
     async def _flush_nodes(self) -> None:
         if not self._nodes:

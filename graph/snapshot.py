@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timezone
@@ -95,6 +96,38 @@ def relationship_line(
 
 def trailer_line(counts: Counts) -> str:
     return dumps({"end": True, "nodes": counts.nodes, "relationships": counts.relationships})
+
+
+EMBEDDED_WORKSPACE = re.compile(r'"workspace"\s*:')
+
+
+def renamed(value: Any, old: str, new: str) -> Any:
+    """A property value with the workspace name `old` that a JSON text in it embeds (a
+    receipt's stored answer holds the nodes it wrote, `workspace` included) replaced by
+    `new`. Anything else is returned as it is."""
+    if isinstance(value, list):
+        return [renamed(item, old, new) for item in value]
+    if not isinstance(value, str) or not EMBEDDED_WORKSPACE.search(value):
+        return value
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    if not isinstance(parsed, dict | list):
+        return value
+    # Compact, as pydantic writes the JSON the service stores.
+    return json.dumps(_renamed(parsed, old, new), ensure_ascii=False, separators=(",", ":"))
+
+
+def _renamed(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, dict):
+        return {
+            key: new if key == WORKSPACE and item == old else _renamed(item, old, new)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_renamed(item, old, new) for item in value]
+    return value
 
 
 def encode_map(props: dict[str, Any]) -> dict[str, Any]:
@@ -227,17 +260,18 @@ def read(lines: Iterable[str], code_schema: int) -> Records:
 
 def canonical(lines: Iterable[str]) -> str:
     """A snapshot as sorted JSON: its nodes by key, its relationships in order, the
-    workspace name replaced by `*`, no header. Two snapshots of the same data, in any
-    workspace and in any order, have the same canonical form."""
+    workspace name replaced by `*` (also where a JSON text embeds it), no header. Two
+    snapshots of the same data, in any workspace and in any order, have the same
+    canonical form."""
     records = read(lines, code_schema=10**9)
+    workspace = records.header.workspace
     nodes: list[str] = []
     relationships: list[str] = []
     for record in records.lines:
-        if "node" in record:
-            props = record["props"]
-            if WORKSPACE in props:
-                props[WORKSPACE] = ANY_WORKSPACE
-            nodes.append(dumps(record))
-        elif "rel" in record:
-            relationships.append(dumps(record))
+        if "node" not in record and "rel" not in record:
+            continue
+        props = {k: renamed(v, workspace, ANY_WORKSPACE) for k, v in record["props"].items()}
+        if WORKSPACE in props:
+            props[WORKSPACE] = ANY_WORKSPACE
+        (nodes if "node" in record else relationships).append(dumps({**record, "props": props}))
     return "\n".join([*sorted(nodes), *sorted(relationships)]) + "\n"

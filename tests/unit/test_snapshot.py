@@ -20,6 +20,7 @@ from graph.snapshot import (
     encode,
     export_key,
     read,
+    renamed,
 )
 from tests.support.snapshots import tiny_snapshot
 
@@ -105,3 +106,17 @@ def test_migrations_are_numbered_files_and_the_newest_is_the_code_version() -> N
     assert versions[0] == 1
     assert queries.schema_version() == versions[-1]
     assert all(migration.statements for migration in queries.migrations())
+
+
+def test_a_workspace_name_embedded_in_json_text_is_renamed_and_nothing_else() -> None:
+    answer = '{"id":"lim_1","workspace":"a","nested":[{"workspace":"a"}],"note":"workspace a"}'
+    assert json.loads(renamed(answer, "a", "b")) == {
+        "id": "lim_1",
+        "workspace": "b",
+        "nested": [{"workspace": "b"}],
+        "note": "workspace a",
+    }
+    assert renamed(answer, "other", "b") == answer  # another workspace's name: kept
+    for untouched in ("a", 'workspace: "a"', 3, ['{"x": 1}'], "{not json"):
+        assert renamed(untouched, "a", "b") == untouched
+    assert renamed(['{"workspace": "a"}'], "a", "b") == ['{"workspace":"b"}']
