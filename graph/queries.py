@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from itertools import pairwise
@@ -22,24 +23,47 @@ def load(name: str) -> str:
     return path.read_text()
 
 
-def schema_statements() -> list[str]:
-    """Every statement of `cypher/schema/*.cypher`, in file-name order."""
+@dataclass(frozen=True)
+class Migration:
+    """One file of `cypher/schema/`: `NNN_name.cypher` is schema version NNN."""
+
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+MIGRATION_NAME = re.compile(r"^(\d{3})_(\w+)\.cypher$")
+
+
+@cache
+def migrations() -> tuple[Migration, ...]:
+    """Every file of `cypher/schema/`, oldest first, with its statements."""
     folder = resources.files("cypher").joinpath("schema")
-    files = sorted(
-        (entry for entry in folder.iterdir() if entry.name.endswith(".cypher")),
-        key=lambda entry: entry.name,
-    )
-    statements: list[str] = []
-    for entry in files:
+    found: list[Migration] = []
+    for entry in folder.iterdir():
+        named = MIGRATION_NAME.match(entry.name)
+        if named is None:
+            continue
         code = "\n".join(
             line for line in entry.read_text().splitlines() if not line.lstrip().startswith("//")
         )
-        statements.extend(s.strip() for s in code.split(";") if s.strip())
-    return statements
+        statements = tuple(s.strip() for s in code.split(";") if s.strip())
+        found.append(Migration(int(named.group(1)), named.group(2), statements))
+    return tuple(sorted(found, key=lambda migration: migration.version))
+
+
+def schema_version() -> int:
+    """The schema version this code writes: that of its newest migration."""
+    return migrations()[-1].version
+
+
+def schema_statements() -> list[str]:
+    """Every statement of `cypher/schema/*.cypher`, in file-name order."""
+    return [statement for migration in migrations() for statement in migration.statements]
 
 
 # Folders of statements the service itself never runs on a request's path.
-NOT_SERVED = frozenset({"analysis", "export", "schema", "testing"})
+NOT_SERVED = frozenset({"analysis", "backup", "export", "migration", "schema", "testing"})
 
 
 def served_statements() -> list[str]:

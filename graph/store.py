@@ -20,13 +20,15 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
     AsyncDriver,
     AsyncGraphDatabase,
     AsyncManagedTransaction,
@@ -106,6 +108,14 @@ class Tx:
         result = await self._tx.run(text, params)
         return [dict(record) async for record in result]
 
+    async def stream(self, name: str, **params: Any) -> AsyncIterator[Row]:
+        """A named query's rows one at a time, as the driver fetches them in batches:
+        memory stays constant however many rows it answers."""
+        self._store.round_trips += 1
+        result = await self._tx.run(queries.load(name), params)
+        async for record in result:
+            yield dict(record)
+
     async def row(self, name: str, **params: Any) -> Row | None:
         found = await self.rows(name, **params)
         return found[0] if found else None
@@ -131,6 +141,19 @@ def _disguised(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _disguised(item) for key, item in value.items()}
     return value
+
+
+class GraphTooNewError(RuntimeError):
+    """The graph was migrated by a newer Threadline than this one."""
+
+    def __init__(self, graph: int, code: int) -> None:
+        super().__init__(
+            f"The graph is at schema version {graph}, newer than this Threadline's "
+            f"schema version {code}: run a Threadline of schema version {graph} or newer "
+            "(or restore a backup taken before the upgrade into an empty database)."
+        )
+        self.graph = graph
+        self.code = code
 
 
 class _Transient(Exception):
@@ -298,16 +321,59 @@ class Store:
                 await tx.close()  # rolls back: nothing is written
 
     async def migrate(self) -> int:
-        """Apply every schema statement; idempotent. Returns how many ran."""
-        statements = queries.schema_statements()
+        """Apply every schema statement (idempotent) and record the code's schema version.
+        Returns how many statements ran. A graph whose recorded version is newer than the
+        code's is refused before anything runs (GraphTooNewError)."""
+        code = queries.schema_version()
         try:
+            found = await self.graph_version()
+            if found > code:
+                raise GraphTooNewError(found, code)
+            statements = queries.schema_statements()
             async with self._session() as session:
                 for statement in statements:
                     self.round_trips += 1
                     await session.run(statement)
+                self.round_trips += 1
+                await session.run(queries.load("migration/record"), {"version": code})
         except DriverError as error:
             raise _unavailable(error) from error
         return len(statements)
+
+    async def graph_version(self) -> int:
+        """The schema version the graph records; 0 when it records none."""
+        async with self._session() as session:
+            self.round_trips += 1
+            row = await (await session.run(queries.load("migration/version"))).single()
+        return int(row["version"]) if row is not None and row["version"] is not None else 0
+
+    async def pending_migrations(self) -> list[queries.Migration]:
+        """The migrations newer than the graph's recorded schema version."""
+        found = await self.graph_version()
+        return [migration for migration in queries.migrations() if migration.version > found]
+
+    async def long(self, work: TxWork[T], *, write: bool, timeout_s: float) -> T:
+        """`work` in one explicit transaction of up to `timeout_s`, never retried: for a
+        backup or a restore, which the operator runs again if it fails. A write commits
+        only when `work` returns; any error rolls it back whole."""
+        mode = WRITE_ACCESS if write else READ_ACCESS
+        try:
+            async with self._driver.session(
+                database=self._database,
+                bookmark_manager=self._bookmarks,
+                default_access_mode=mode,
+            ) as session:
+                tx = await session.begin_transaction(timeout=timeout_s)
+                try:
+                    result = await work(Tx(tx, self))
+                    await tx.commit()
+                    return result
+                finally:
+                    await tx.close()  # after a commit, nothing; else a rollback
+        except ConstraintError as error:
+            raise _conflict(error) from error
+        except (DriverError, OSError) as error:
+            raise _unavailable(error) from error
 
     def _session(self) -> AsyncSession:
         # One bookmark manager per store: read-your-writes across sessions, also on clusters.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from api.auth import OPEN_WORKSPACE
-from api.cli import import_session, mcp_stdio, serve, tokens
+from api.cli import backup, import_session, mcp_stdio, serve, tokens
 from api.cli.cypher import cypher_app
 from api.cli.export_formats import ExportFormat
 from api.cli.managed_neo4j import neo4j_app
@@ -29,6 +29,8 @@ app.command("new-token")(tokens.new_token)
 app.command("revoke-token")(tokens.revoke_token)
 app.command("mcp")(mcp_stdio.serve_stdio)
 app.command("import")(import_session.import_file)
+app.command("backup")(backup.backup_workspace)
+app.command("restore")(backup.restore_workspace)
 
 
 @app.command()

@@ -1,11 +1,16 @@
-"""`threadline neo4j start|stop|status|uri`: the managed local Neo4j (no Docker needed)."""
+"""`threadline neo4j start|stop|status|uri|dump|load`: the managed local Neo4j (no Docker
+needed)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
 
 import typer
 
 from api.cli.checked import settings
 from api.settings import test_neo4j
+from graph.runtime import dumps
 from graph.runtime.local_neo4j import LocalNeo4j, LocalNeo4jError
 
 neo4j_app = typer.Typer(help="The managed local Neo4j (no Docker needed).")
@@ -74,3 +79,28 @@ def _answers(instance: LocalNeo4j) -> str:
 def neo4j_uri(test: bool = TEST_OPTION) -> None:
     """Print the Bolt URI the managed Neo4j listens on (or will, at its next start)."""
     typer.echo(_instance(test).uri)
+
+
+DUMP_FILE = typer.Argument(..., help="The dump file to write.")
+LOAD_FILE = typer.Argument(..., help="A file written by `neo4j dump`.")
+
+
+@neo4j_app.command("dump")
+def neo4j_dump(file: Path = DUMP_FILE) -> None:
+    """The whole managed database into FILE (neo4j-admin database dump; Neo4j stopped)."""
+    _admin(lambda instance: dumps.dump(instance, file), f"dumped the database to {file}")
+
+
+@neo4j_app.command("load")
+def neo4j_load(file: Path = LOAD_FILE) -> None:
+    """Replace the managed database with FILE (neo4j-admin database load; Neo4j stopped)."""
+    _admin(lambda instance: dumps.load(instance, file), f"loaded the database from {file}")
+
+
+def _admin(action: Callable[[LocalNeo4j], None], done: str) -> None:
+    try:
+        action(_instance(False))
+    except LocalNeo4jError as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(1) from error
+    typer.echo(done)

@@ -7,13 +7,16 @@ import ipaddress
 
 import typer
 import uvicorn
+from neo4j.exceptions import DriverError, Neo4jError
 
 from api.cli import stages
 from api.cli.checked import settings as checked_settings
 from api.cli.managed_neo4j import start
 from api.process.logs import logging_config
 from api.settings import Settings
+from graph.errors import ThreadlineError
 from graph.runtime.ports import is_free
+from graph.store import Store
 
 
 def _check_neo4j_credentials(settings: Settings) -> None:
@@ -83,6 +86,7 @@ def serve(
         raise typer.Exit(2) from error
     if not settings.neo4j_uri:
         start(settings.local_neo4j())
+    _refuse_newer_graph(settings)
     log_config = logging_config(settings.log_format, settings.log_level)
     stages.announce_when_ready(settings, typer.echo)
     if settings.workers == 1:
@@ -124,15 +128,73 @@ def _refuse_taken_port(settings: Settings) -> None:
         raise typer.Exit(1)
 
 
-def migrate() -> None:
-    """Apply constraints and indexes (idempotent)."""
+def migrate(
+    check: bool = typer.Option(
+        False, "--check", help="List the pending migrations, apply nothing: exit 1 if any."
+    ),
+) -> None:
+    """Apply constraints, indexes and backfills (idempotent); record the schema version."""
     from api.app import connect_store
+    from graph import queries
+    from graph.store import GraphTooNewError
 
-    async def run() -> int:
-        store = connect_store(Settings())
+    async def run() -> None:
+        store = connect_store(checked_settings())
         try:
-            return await store.migrate()
+            if check:
+                await _check(store)
+            else:
+                typer.echo(f"applied {await store.migrate()} schema statements")
+                typer.echo(f"schema version {queries.schema_version()}")
         finally:
             await store.close()
 
-    typer.echo(f"applied {asyncio.run(run())} schema statements")
+    try:
+        asyncio.run(run())
+    except (GraphTooNewError, ThreadlineError) as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(2) from error
+
+
+async def _check(store: Store) -> None:
+    from graph import queries
+    from graph.store import GraphTooNewError
+
+    graph, code = await store.graph_version(), queries.schema_version()
+    if graph > code:
+        raise GraphTooNewError(graph, code)
+    pending = await store.pending_migrations()
+    typer.echo(f"graph schema version {graph}, this Threadline's {code}")
+    for migration in pending:
+        typer.echo(f"pending: {migration.version:03d}_{migration.name}")
+    if pending:
+        raise typer.Exit(1)
+    typer.echo("no pending migrations")
+
+
+def _refuse_newer_graph(settings: Settings) -> None:
+    """One line, before anything is served, when the graph was migrated by a newer
+    Threadline: this one would misread what that one wrote. A Neo4j that does not answer
+    is no reason to stop here (the start-up migration checks again)."""
+    from api.app import connect_store
+    from graph import queries
+
+    async def graph_version() -> int:
+        store = connect_store(settings)
+        try:
+            return await store.graph_version()
+        finally:
+            await store.close()
+
+    try:
+        graph = asyncio.run(graph_version())
+    except (DriverError, Neo4jError, OSError):
+        return
+    code = queries.schema_version()
+    if graph > code:
+        typer.echo(
+            f"The graph is at schema version {graph}, newer than this Threadline's schema "
+            f"version {code}: run a Threadline of schema version {graph} or newer.",
+            err=True,
+        )
+        raise typer.Exit(2)

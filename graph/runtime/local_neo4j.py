@@ -302,6 +302,21 @@ class LocalNeo4j:
         self.ports_file.write_text(json.dumps(chosen._asdict()) + "\n")
         return chosen
 
+    def admin(self, *arguments: str) -> subprocess.CompletedProcess[str]:
+        """`neo4j-admin ARGUMENTS` on this instance's home and configuration (written
+        first when the server never started here), with the server's jars."""
+        with self._start_lock():
+            self.fetch_jars()
+            if not (self.home / "conf" / "neo4j.conf").exists():
+                self._write_config(self._wanted_ports(self._remembered_ports()))
+            return subprocess.run(
+                [*self._java(), ADMIN_ENTRY_POINT, *arguments],
+                capture_output=True,
+                text=True,
+                check=False,
+                env=self._env(),
+            )
+
     # ---- steps ---------------------------------------------------------
 
     def _launch_unless_running(self, notify: Notify, progress: Notify) -> None:

@@ -1,0 +1,114 @@
+"""`threadline backup` and `threadline restore`: one workspace to a snapshot file and back
+(docs/MODEL.md, "Snapshots"). Every failure is one line and exit code 1."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
+
+import typer
+from neo4j.exceptions import Neo4jError
+
+from api.cli.checked import settings as checked_settings
+from graph import backup as snapshots
+from graph.errors import ThreadlineError
+from graph.runtime.local_neo4j import LocalNeo4jError
+from graph.snapshot import Counts, Header, SnapshotError
+from graph.store import GraphTooNewError, Store
+
+T = TypeVar("T")
+ATTEMPTS = 3  # a backup that raced a write is taken again, up to this many times
+TIMEOUT = typer.Option(3600.0, "--timeout-s", help="Bound of the one transaction.")
+BACKUP_FILE = typer.Argument(..., help="The snapshot to write (JSON Lines).")
+SNAPSHOT_FILE = typer.Argument(..., help="A snapshot written by `threadline backup`.")
+AS_WORKSPACE = typer.Option(
+    None, "--as-workspace", help="Restore into this workspace instead of the snapshot's."
+)
+REFUSALS = (
+    SnapshotError,
+    snapshots.WorkspaceNotEmptyError,
+    snapshots.WorkspaceChangedError,
+    GraphTooNewError,
+    ThreadlineError,
+    LocalNeo4jError,
+    Neo4jError,
+    OSError,
+)
+
+
+def backup_workspace(
+    file: Path = BACKUP_FILE,
+    workspace: str = typer.Option("default", help="The workspace to back up."),
+    timeout_s: float = TIMEOUT,
+) -> None:
+    """Write one workspace to FILE: a consistent snapshot, read in one transaction."""
+    partial = file.with_name(f".{file.name}.partial")
+
+    async def attempt(store: Store) -> Counts:
+        for tries in range(1, ATTEMPTS + 1):
+            try:
+                with partial.open("w", encoding="utf-8") as sink:
+                    now = datetime.now(UTC).isoformat()
+                    return await snapshots.backup(store, workspace, sink, now, timeout_s)
+            except snapshots.WorkspaceChangedError:
+                if tries == ATTEMPTS:
+                    raise
+        raise AssertionError("the loop returns or raises")  # pragma: no cover
+
+    try:
+        counts = _run(attempt)
+    except typer.Exit:
+        partial.unlink(missing_ok=True)  # FILE is written whole or not at all
+        raise
+    partial.replace(file)
+    typer.echo(
+        f"wrote workspace {workspace!r}: {counts.nodes} nodes, "
+        f"{counts.relationships} relationships to {file}"
+    )
+
+
+def restore_workspace(
+    file: Path = SNAPSHOT_FILE,
+    as_workspace: str | None = AS_WORKSPACE,
+    timeout_s: float = TIMEOUT,
+) -> None:
+    """Load a snapshot into an empty workspace, in one transaction, then migrate."""
+
+    async def load(store: Store) -> tuple[Header, str, Counts]:
+        with file.open(encoding="utf-8") as lines:
+            return await snapshots.restore(store, lines, as_workspace, timeout_s)
+
+    header, workspace, counts = _run(load)
+    typer.echo(
+        f"restored {counts.nodes} nodes, {counts.relationships} relationships into workspace "
+        f"{workspace!r} (snapshot of {header.workspace!r} at schema version "
+        f"{header.schema_version}, taken {header.created_at})"
+    )
+
+
+def _run(work: Callable[[Store], Awaitable[T]]) -> T:
+    from api.app import connect_store
+    from api.cli.target import quiet_driver_notifications
+
+    quiet_driver_notifications()
+
+    async def run() -> T:
+        store = connect_store(checked_settings())
+        try:
+            return await work(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(run())
+    except REFUSALS as error:
+        typer.echo(_one_line(error), err=True)
+        raise typer.Exit(1) from error
+
+
+def _one_line(error: BaseException) -> str:
+    text = error.message if isinstance(error, Neo4jError | ThreadlineError) else str(error)
+    return " ".join((text or type(error).__name__).split())

@@ -1,0 +1,61 @@
+"""`threadline neo4j dump|load`: the whole managed database to a file and back, refused in
+one line while Neo4j runs. The instance lives in its own THREADLINE_HOME (tests/conftest.py
+`home`), as in test_local_neo4j.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from neo4j import GraphDatabase
+
+from api.settings import Settings
+from graph.runtime.local_neo4j import LocalNeo4j
+from tests.support.managed import cli
+
+pytestmark = pytest.mark.process  # starts a Neo4j of its own
+
+
+@pytest.fixture
+def managed(home: Path) -> Iterator[LocalNeo4j]:
+    """The instance `threadline neo4j ...` manages in `home`, stopped whatever happens."""
+    instance = replace(Settings(home=home).local_neo4j(), throwaway=True)
+    yield instance
+    instance.stop()
+
+
+def probes(instance: LocalNeo4j, cypher: str) -> int:
+    with GraphDatabase.driver(instance.uri, auth=instance.credentials()) as driver:
+        records, _, _ = driver.execute_query(cypher)
+        return int(records[0][0])
+
+
+def test_a_dump_loads_back_and_neither_runs_while_neo4j_does(
+    home: Path, managed: LocalNeo4j, tmp_path: Path
+) -> None:
+    file = tmp_path / "backup" / "threadline.dump"
+    managed.start()
+    assert probes(managed, "CREATE (p:Probe {n: 1}) RETURN count(p)") == 1
+
+    for action in ("dump", "load"):
+        refused = cli(home, "neo4j", action, str(file))
+        assert refused.returncode == 1, refused.stderr
+        assert refused.stderr.strip().splitlines() == [
+            f"Neo4j is running: stop it first (`threadline neo4j stop`), then {action} again"
+        ]
+
+    managed.stop()
+    dumped = cli(home, "neo4j", "dump", str(file))
+    assert dumped.returncode == 0, dumped.stderr
+    assert file.is_file()
+
+    managed.start()
+    assert probes(managed, "MATCH (p:Probe) DELETE p RETURN count(p)") == 1
+    managed.stop()
+    loaded = cli(home, "neo4j", "load", str(file))
+    assert loaded.returncode == 0, loaded.stderr
+
+    managed.start()
+    assert probes(managed, "MATCH (p:Probe) RETURN count(p)") == 1
