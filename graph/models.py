@@ -103,7 +103,7 @@ class HandoffStatus(StrEnum):
 
 
 class SummarySource(StrEnum):
-    """Who writes a handoff's summary (seed "Summarization Source")."""
+    """Who writes a handoff's summary (docs/MODEL.md, "Summary sources")."""
 
     LOCAL = "LOCAL"  # the local deterministic summarizer
     LEAVING_PROVIDER = "LEAVING_PROVIDER"  # the provider of the latest covered run

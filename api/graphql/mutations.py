@@ -47,7 +47,7 @@ class Mutation:
             t.Thread.of,
         )
 
-    @t.described("resolveStartContext: one entry point for every run.", mutation=True)
+    @t.described("The one entry point for every run: how it starts, its context.", mutation=True)
     async def start_run(
         self,
         info: Info,

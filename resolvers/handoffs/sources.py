@@ -1,4 +1,4 @@
-"""Which source writes each summary a command builds (seed "Summarization Source").
+"""Which source writes each summary a command builds (docs/MODEL.md, "Summary sources").
 
 The source is asked per call, else set per entering provider in the providers file, else
 the service's default (LOCAL unless configured). A handoff that covers no run carries

@@ -1,4 +1,4 @@
-"""rollbackThread's decision (SEMANTICS "Rollback", seed "Rollback Interaction")."""
+"""rollbackThread's decision (docs/SEMANTICS.md, "Rollback")."""
 
 from __future__ import annotations
 

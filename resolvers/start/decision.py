@@ -1,4 +1,4 @@
-"""startRun's decision: the strategy ladder of SEMANTICS "startRun" (seed "Strategy Selection").
+"""startRun's decision: the strategy ladder of docs/SEMANTICS.md "startRun".
 
 It reads the thread's state (ranges and a few nodes) and asks `Content` for the runs a
 handoff summarises; a start that transfers no context reads no run at all.
