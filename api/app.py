@@ -336,6 +336,7 @@ def create_app(
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
         if not store.warm:
             store.start_warm_up()
+        if not store.serving:
             reason = (
                 "Neo4j answers; its query plans are being prepared, which a freshly started "
                 "Neo4j does once (until then the first requests would be slow)."

@@ -63,7 +63,12 @@ def schema_statements() -> list[str]:
 
 
 # Folders of statements the service itself never runs on a request's path.
-NOT_SERVED = frozenset({"analysis", "backup", "export", "migration", "schema", "testing"})
+NOT_SERVED = frozenset({"analysis", "backup", "export", "migration", "schema", "system", "testing"})
+
+
+def is_served(name: str) -> bool:
+    """Whether the named statement is one the service runs for requests."""
+    return name.split("/", 1)[0] not in NOT_SERVED
 
 
 def served_statements() -> list[str]:
@@ -72,7 +77,7 @@ def served_statements() -> list[str]:
     root = resources.files("cypher")
     texts: list[str] = []
     for folder in sorted(root.iterdir(), key=lambda entry: entry.name):
-        if not folder.is_dir() or folder.name in NOT_SERVED or folder.name.startswith("_"):
+        if not folder.is_dir() or not is_served(folder.name) or folder.name.startswith("_"):
             continue
         for entry in sorted(folder.iterdir(), key=lambda entry: entry.name):
             if entry.name.endswith(".cypher"):

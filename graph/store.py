@@ -39,7 +39,13 @@ from neo4j import (
 )
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
 from opentelemetry.trace import SpanKind, Tracer
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_fixed
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    retry_if_result,
+    wait_fixed,
+)
 
 from graph import queries
 from graph.errors import ErrorCode, ThreadlineError
@@ -50,6 +56,10 @@ TxWork = Callable[["Tx"], Awaitable[T]]
 
 RETRY_WAIT_S = 0.2
 WARM_UP_LANES = 2
+# One statement's planning on a cold server on a busy machine can take seconds; no request
+# waits on it, and a statement that still fails is tried again on the next pass.
+WARM_UP_STATEMENT_S = 30.0
+WARM_UP_PASS_WAIT_S = 1.0
 PARAMETER = re.compile(r"\$(\w+)")
 log = logging.getLogger("threadline.store")
 # Time kept back from a deadline to answer the client after the last attempt gives up
@@ -95,6 +105,7 @@ class Tx:
         """Every statement a request sends passes here: counted, and traced when the
         store has a tracer (only while traces are exported: api/process/telemetry.py)."""
         self._store.round_trips += 1
+        self._store.remember_shape(name, text, params)
         tracer = self._store.tracer
         if tracer is None:
             return await self._fetch(text, params)
@@ -129,6 +140,7 @@ class _RehearsalTx(Tx):
     values), so that it never waits on a key this transaction has written."""
 
     async def _run(self, name: str, text: str, params: dict[str, Any]) -> list[Row]:
+        self._store.remember_shape(name, text, params)
         await self._store._alone(text, _disguised(params), REHEARSAL_S)
         return await self._fetch(text, params)
 
@@ -164,6 +176,15 @@ class _Transient(Exception):
         self.error = error
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A statement the warm-up plans: with the parameters requests ran it with (`real`),
+    or with null ones."""
+
+    text: str
+    real: bool
+
+
 @dataclass
 class _Attempt:
     committing: bool = False  # the work ran; the driver is committing (or has)
@@ -177,6 +198,12 @@ class Store:
         self._bookmarks = AsyncGraphDatabase.bookmark_manager()
         self._warming: asyncio.Task[None] | None = None
         self.warm = False  # every served statement has been planned since Neo4j last started
+        # Statements as requests ran them, each with its first parameters disguised: the
+        # plans Neo4j loses when it restarts, and the warm-up makes again first.
+        self._shapes: dict[str, dict[str, Any]] = {}
+        self._prepared: set[Prepared] = set()  # planned since Neo4j last started
+        self._prepared_on: str | None = None  # the database's last start they belong to
+        self._left_when_stopped = -1
         self.round_trips = 0
         # Commands rehearsed at warm-up, rolled back (api/commands/warm_up.py).
         self.rehearsal: Callable[[Tx], Awaitable[None]] | None = None
@@ -246,10 +273,21 @@ class Store:
                 result = await session.run(queries.load("health/ping"))
                 row = await result.single()
         except (DriverError, Neo4jError, OSError, TimeoutError) as error:
-            self.warm = False  # Neo4j may come back with nothing planned
+            self._replan()
             raise _unavailable(error) from error
         if row is None or row.get("one") != 1:
             raise ThreadlineError(ErrorCode.UNAVAILABLE, "Neo4j answered ping unexpectedly.")
+
+    @property
+    def serving(self) -> bool:
+        """Whether requests should come here (what /readyz says once Neo4j answers).
+
+        Not before the first warm-up has ended, so a new service is not slow to its first
+        clients. After an outage, at once: the warm-up runs again behind the requests, as
+        holding every request back until it ends kept the API away for half a minute on a
+        busy machine (docs/SCALING.md).
+        """
+        return self._warmed_once
 
     def start_warm_up(self) -> None:
         """Prepare every statement the service runs, in the background, unless that is
@@ -260,13 +298,18 @@ class Store:
         first requests after a start or a restart are slow for many seconds. Each one runs
         once, with no parameters, in a transaction that is rolled back; on the first
         warm-up, `rehearsal` then plans the commands a client sends first with their real
-        parameter shapes.
+        parameter shapes. The warm-up goes on in passes until every statement is planned:
+        what a pass planned is kept unless the database has restarted since.
         """
         if not self.warm and (self._warming is None or self._warming.done()):
             # In a context of its own: it serves no request, though one may start it.
-            self._warming = asyncio.create_task(
-                self._warm_every_statement(), context=contextvars.Context()
-            )
+            self._warming = asyncio.create_task(self._warm(), context=contextvars.Context())
+
+    def _replan(self) -> None:
+        """Neo4j may be restarting, to come back with nothing planned: plan again as soon
+        as it answers (statements it still has are passed over)."""
+        self.warm = False
+        self.start_warm_up()
 
     async def warm_up(self) -> None:
         """`start_warm_up`, waiting until it is done."""
@@ -274,25 +317,71 @@ class Store:
         if self._warming is not None:
             await asyncio.shield(self._warming)
 
-    async def _warm_every_statement(self) -> None:
-        statements = queries.served_statements()
+    async def _warm(self) -> None:
+        passes = AsyncRetrying(
+            retry=retry_if_result(lambda done: not done), wait=wait_fixed(WARM_UP_PASS_WAIT_S)
+        )
+        await passes(self._warm_pass)
+        self.warm = self._warmed_once = True
+
+    def remember_shape(self, name: str, text: str, params: dict[str, Any]) -> None:
+        """Neo4j keys a plan by the statement and the shape of its parameters: the first
+        shape a served statement is run with is the one a warm-up after a restart plans
+        again (with its strings disguised, so it matches no one's data)."""
+        if text not in self._shapes and queries.is_served(name):
+            self._shapes[text] = _disguised(params)
+
+    def _to_prepare(self) -> list[Prepared]:
+        """Statements as requests ran them first, so that they are ready soonest after a
+        restart; then every statement with null parameters, for those not run yet."""
+        shaped = [Prepared(text, real=True) for text in self._shapes]
+        nulls = [Prepared(text, real=False) for text in queries.served_statements()]
+        return [each for each in [*shaped, *nulls] if each not in self._prepared]
+
+    async def _warm_pass(self) -> bool:
+        """Plan what is not planned yet; True once every statement is."""
         lanes = asyncio.Semaphore(WARM_UP_LANES)
 
-        async def prepare(text: str) -> None:
+        async def prepare(each: Prepared) -> None:
+            params = self._shapes[each.text] if each.real else _null_parameters(each.text)
             async with lanes:
-                await self._alone(text, _null_parameters(text), self._timeout_s)
+                await self._alone(each.text, params, WARM_UP_STATEMENT_S)
+            self._prepared.add(each)
 
         try:
-            await asyncio.gather(*(prepare(text) for text in statements))
+            await self._forget_plans_if_restarted()
+            pending = self._to_prepare()
+            outcomes = await asyncio.gather(*map(prepare, pending), return_exceptions=True)
+            failed = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
+            if failed:
+                raise failed[0]
             # Only before the first readiness, when nothing is served yet. After an outage
-            # requests are flowing and plan their own shapes; a rehearsal on a cold server
-            # under load took a minute and slowed them (tests/integration/test_fault.py).
+            # requests are flowing, and the shapes they ran are planned above.
             if self.rehearsal is not None and not self._warmed_once:
                 await self._rolled_back(self.rehearsal)
         except (DriverError, OSError) as error:
-            log.info("warm-up stopped: %s", error)
-            return
-        self.warm = self._warmed_once = True
+            left = len(self._to_prepare())
+            # Once per change, not once a second while Neo4j stays down.
+            level = logging.DEBUG if left == self._left_when_stopped else logging.INFO
+            self._left_when_stopped = left
+            log.log(level, "warm-up pass stopped with %d statements to plan: %r", left, error)
+            return False
+        return True
+
+    async def _forget_plans_if_restarted(self) -> None:
+        """Neo4j's plan cache lives as long as the database: a restart empties it."""
+        try:
+            async with asyncio.timeout(WARM_UP_STATEMENT_S):
+                async with self._driver.session(database="system") as session:
+                    result = await session.run(
+                        queries.load("system/last_start"), database=self._database
+                    )
+                    row = await result.single()
+            started = str(row["started"]) if row else None
+        except Neo4jError:  # a user who may not list databases: assume a restart each pass
+            started = None
+        if started is None or started != self._prepared_on:
+            self._prepared, self._prepared_on = set(), started
 
     async def _rolled_back(self, work: Callable[[Tx], Awaitable[None]]) -> None:
         """`work` in a write transaction that is always rolled back. Neo4j keys a cached plan
@@ -421,7 +510,7 @@ class Store:
                     raise _timed_out(self._timeout_s) from error
                 raise  # a query the server refuses is a bug: reported as INTERNAL
             if isinstance(error, DriverError | OSError):
-                self.warm = False  # Neo4j may have restarted with nothing planned
+                self._replan()
             if write and state.committing:
                 unknown = _outcome_unknown(error)
                 if not idempotent:

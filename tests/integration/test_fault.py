@@ -9,15 +9,18 @@ attempts committed. Asserted:
 - nothing acknowledged is lost; no attempt answered plain UNAVAILABLE committed (an
   answer that hid a commit must say `outcome: UNKNOWN`); a commandId is acted on once;
 - every attempt gets an answer, and writes are acknowledged again once Neo4j is back;
-- /readyz says why while Neo4j is dead, and the dead Neo4j is reaped (no zombie).
-How long answers took (the slowest against DB_TIMEOUT_S, and latency before and after
-the outage) is measured and printed, not asserted: timings are figures, and a busy
-machine moves them. Run with -s to see them.
+- /readyz says why while Neo4j is dead, and the dead Neo4j is reaped (no zombie);
+- recovery: /readyz answers 200, and a write is acknowledged, within RECOVERY_S of Neo4j
+  answering Bolt again. This one bound is the service's promise to an operator, so it is
+  asserted; it is measured from Neo4j's own first answer, not from the restart command.
+Other timings (the slowest answer against DB_TIMEOUT_S, latency before and after the
+outage) are measured and printed, not asserted: a busy machine moves them. Run with -s.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import statistics
@@ -40,7 +43,10 @@ from graph.runtime.ports import free_ports
 from tests.support.managed import cli, parent_of, ready, wait_for
 from tests.support.served import FLOOD_ENV
 
-pytestmark = pytest.mark.process  # starts processes of its own
+# It starts processes of its own; on a busy machine Neo4j's first start and the service's
+# first warm-up alone can take minutes.
+pytestmark = [pytest.mark.process, pytest.mark.timeout(900)]
+FIRST_READY_S = 480
 
 WORKERS = 6
 BASELINE_ACKS = 30  # acknowledged mutations before the kill
@@ -48,6 +54,9 @@ OUTAGE_S = 4.0
 AFTER_ACKS = 30  # acknowledged mutations once latency has had time to settle
 PHASE_TIMEOUT_S = 120.0
 SETTLED_AFTER_READY_S = 1.0  # "within about a second of readiness"
+# The service's promise after an outage: ready, and writing, within this long of Neo4j
+# answering Bolt again, with no API restart, on a busy machine too (docs/SCALING.md).
+RECOVERY_S = 5.0
 
 CREATE = (
     'mutation($id: ID!, $c: String) { createThread(id: $id, title: "load", commandId: $c) { id } }'
@@ -82,13 +91,20 @@ class Load:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     attempts: list[Attempt] = field(default_factory=list)
     acked_commands: set[str] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
 
     async def acknowledged(self, count: int, since: float) -> None:
         """Wait until `count` mutations started after `since` were acknowledged."""
         deadline = time.monotonic() + PHASE_TIMEOUT_S
         while sum(a.outcome == "ack" and a.started >= since for a in self.attempts) < count:
-            assert time.monotonic() < deadline, "the load made no progress"
+            assert time.monotonic() < deadline, f"the load made no progress: {self.lately()}"
             await asyncio.sleep(0.1)
+
+    def lately(self) -> Counter[str]:
+        """The outcomes of the last attempts, to say why the load is stuck."""
+        return Counter(attempt.outcome for attempt in self.attempts[-50:]) + Counter(
+            self.errors[-20:]
+        )
 
     async def send(
         self,
@@ -114,6 +130,7 @@ class Load:
         if body.get("errors"):
             extensions = body["errors"][0]["extensions"]
             outcome = extensions.get("outcome") or extensions["code"]  # UNKNOWN, COMMITTED
+            self.errors.append(body["errors"][0]["message"])
         self.attempts.append(Attempt(kind, effect, command_id, started, elapsed, outcome))
         if outcome == "ack" and command_id:
             self.acked_commands.add(command_id)
@@ -231,9 +248,8 @@ def api(home: Path, tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Pope
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        assert wait_for(lambda: serve.poll() is not None or ready(f"{base}/readyz"), 180), (
-            log.read_text()
-        )
+        up = wait_for(lambda: serve.poll() is not None or ready(f"{base}/readyz"), FIRST_READY_S)
+        assert up, log.read_text()
         yield base, home, serve
     finally:
         serve.terminate()
@@ -257,16 +273,24 @@ async def test_sigkill_under_load_answers_true_and_bounded(
     reaped = not await asyncio.to_thread(Path(f"/proc/{pid}").exists)
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         down = await http.get("/readyz")
+    bolt = asyncio.create_task(asyncio.to_thread(first_answer, neo4j.uri, neo4j.credentials()))
+    readiness = asyncio.create_task(first_ready(f"{base}/readyz"))
     restarted = await asyncio.to_thread(cli, home, "neo4j", "start")
     assert restarted.returncode == 0, restarted.stderr
-    assert await asyncio.to_thread(wait_for, lambda: ready(f"{base}/readyz"), 60)
-    ready_at = time.monotonic()
+    bolt_at, ready_at = await bolt, await readiness
     await load.acknowledged(AFTER_ACKS, since=ready_at + SETTLED_AFTER_READY_S)
     load.stop.set()
     await asyncio.gather(*workers)
 
     audit = await asyncio.to_thread(audited, neo4j.uri, neo4j.credentials(), load)
     report(load, audit, killed_at, ready_at, Settings().db_timeout_s)
+    acked_at = min(
+        a.started + a.elapsed for a in load.attempts if a.outcome == "ack" and a.started > killed_at
+    )
+    print(
+        f"recovery: once Neo4j answered Bolt, /readyz was 200 after {ready_at - bolt_at:.2f} s "
+        f"and the first write was acknowledged after {acked_at - bolt_at:.2f} s"
+    )
     assert reaped, "the killed Neo4j is left a zombie of the API process"
     assert down.status_code == 503 and "SIGKILL" in down.json()["reason"], down.text
     outcomes = Counter(a.outcome for a in load.attempts)
@@ -280,6 +304,36 @@ async def test_sigkill_under_load_answers_true_and_bounded(
     settled = ready_at + SETTLED_AFTER_READY_S
     after = [a for a in load.attempts if a.outcome == "ack" and a.started >= settled]
     assert after, "nothing was acknowledged after Neo4j came back"
+    assert ready_at - bolt_at <= RECOVERY_S, "not ready soon after Neo4j answered again"
+    assert acked_at - bolt_at <= RECOVERY_S, "no write acknowledged soon after Neo4j answered"
+
+
+def first_answer(uri: str, auth: tuple[str, str] | None) -> float:
+    """When Neo4j first answers a query over Bolt: a fresh connection each try, and none
+    of the driver's own retries, which would notice late."""
+    deadline = time.monotonic() + PHASE_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            with (
+                GraphDatabase.driver(uri, auth=auth, connection_timeout=0.2) as driver,
+                driver.session() as session,
+            ):
+                session.run("RETURN 1").consume()
+            return time.monotonic()
+        except Exception:  # any failure to answer is "not yet"
+            time.sleep(0.05)
+    raise AssertionError("Neo4j did not answer Bolt again")
+
+
+async def first_ready(url: str) -> float:
+    deadline = time.monotonic() + PHASE_TIMEOUT_S
+    async with httpx.AsyncClient(timeout=2) as http:
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                if (await http.get(url)).status_code == 200:
+                    return time.monotonic()
+            await asyncio.sleep(0.05)
+    raise AssertionError("/readyz did not answer 200 again")
 
 
 def audited(uri: str, auth: tuple[str, str] | None, load: Load) -> dict[str, Any]:
