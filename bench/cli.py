@@ -108,11 +108,18 @@ def bench(
 
 def main() -> None:
     """`python -m bench [options]` is the benchmark; `python -m bench fairness [options]` the
-    fairness benchmark of the rate limit (bench/fairness.py)."""
+    fairness benchmark of the rate limit (bench/fairness.py); `python -m bench
+    subscriptions [options]` many live subscribers on one API (bench/subscriptions.py)."""
     if sys.argv[1:2] == ["fairness"]:
         from bench.fairness import fairness
 
         del sys.argv[1]
         typer.run(fairness)
+        return
+    if sys.argv[1:2] == ["subscriptions"]:
+        from bench.subscriptions import subscriptions
+
+        del sys.argv[1]
+        typer.run(subscriptions)
         return
     typer.run(bench)

@@ -32,6 +32,9 @@ API_DB_TIMEOUT_S = "60"
 # limit: the harness measures the service, so its API runs with the limit out of reach
 # (the limiter still counts every request). The fairness benchmark sets its own.
 API_RATE_LIMIT = {"THREADLINE_RATE_LIMIT_RPS": "1000000", "THREADLINE_RATE_LIMIT_BURST": "1000000"}
+# How long a new API may take to say ready: its warm-up plans every statement once, which
+# on a fresh Neo4j and a busy 2-core box has taken more than two minutes.
+READY_S = 300
 # Heap and page cache of the throwaway Neo4j by scale. The store takes about 1 GB per 10k
 # generated threads (plus transaction logs), so 100k wants a machine with 16 GB or more.
 MEMORY = {"1k": ("1g", "1g"), "10k": ("1g", "2g"), "100k": ("2g", "8g")}
@@ -141,7 +144,7 @@ def start_api(
             stdin=subprocess.DEVNULL,
         )
     api = Api(f"http://127.0.0.1:{port}", tokens, process.pid, process, log)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + READY_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise ServiceError(f"threadline serve exited:\n{log.read_text()[-3000:]}")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import report
+from bench import report, subscriptions
 from bench.config import Config
 from bench.families import Shape, probe_family
 from bench.measure import LINEAGE_DEPTH
@@ -78,3 +78,31 @@ def test_python_m_bench_is_the_harness() -> None:
     )
     assert answer.returncode == 0
     assert "--scale" in answer.stdout
+
+
+def test_every_subscriber_gets_every_event_once_in_order(neo4j_uri: str, tmp_path: Path) -> None:
+    password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
+    user = os.environ.get("THREADLINE_TEST_NEO4J_USER", "neo4j")
+    tiny = subscriptions.Outcome(subscribers=6, threads=2, duration_s=2.0, pace=10.0, poll_s=0.1)
+
+    outcome = subscriptions.run(
+        tmp_path, neo4j_uri, (user, password) if password else None, tiny, log=lambda line: None
+    )
+
+    delivery = outcome.delivery
+    assert delivery is not None and delivery.errors == []
+    assert delivery.complete == 6 and delivery.lost == 0 and delivery.duplicated == 0
+    assert outcome.mutations > 0 and len(delivery.since_ack) > 0
+    assert outcome.memory.idle > 0 and outcome.memory.connected > 0
+    assert "## Targets" in subscriptions.render(outcome, "python -m bench subscriptions")
+
+
+def test_python_m_bench_subscriptions_is_the_subscriptions_bench() -> None:
+    answer = subprocess.run(
+        [sys.executable, "-m", "bench", "subscriptions", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert answer.returncode == 0
+    assert "--subscribers" in answer.stdout
