@@ -44,6 +44,7 @@ from graph.ranges import Ranges
 from graph.store import Row, Tx
 
 N = TypeVar("N")
+M = TypeVar("M", bound=BaseModel)
 JSON_FIELDS = {
     "digest": "digestJson",
     "attributes": "attributesJson",
@@ -78,40 +79,24 @@ def native(value: Any) -> Any:
     return value
 
 
-def thread_from(row: Row) -> ThreadNode:
-    return ThreadNode.model_validate(native(row))
+def reader(model: type[M]) -> Callable[[Row], M]:
+    """How a node of `model` reads back from its row: stored JSON decoded, then validated."""
+
+    def read(row: Row) -> M:
+        return model.model_validate(native(row))
+
+    return read
 
 
-def run_from(row: Row) -> RunNode:
-    return RunNode.model_validate(native(row))
-
-
-def item_from(row: Row) -> RunItem:
-    return RunItem.model_validate(native(row))
-
-
-def checkpoint_from(row: Row) -> CheckpointNode:
-    return CheckpointNode.model_validate(native(row))
-
-
-def provider_thread_from(row: Row) -> ProviderThreadNode:
-    return ProviderThreadNode.model_validate(native(row))
-
-
-def handoff_from(row: Row) -> HandoffNode:
-    return HandoffNode.model_validate(native(row))
-
-
-def transfer_from(row: Row) -> TransferNode:
-    return TransferNode.model_validate(native(row))
-
-
-def limit_from(row: Row) -> ProviderLimitNode:
-    return ProviderLimitNode.model_validate(native(row))
-
-
-def event_from(row: Row) -> EventNode:
-    return EventNode.model_validate(native(row))
+thread_from = reader(ThreadNode)
+run_from = reader(RunNode)
+item_from = reader(RunItem)
+checkpoint_from = reader(CheckpointNode)
+provider_thread_from = reader(ProviderThreadNode)
+handoff_from = reader(HandoffNode)
+transfer_from = reader(TransferNode)
+limit_from = reader(ProviderLimitNode)
+event_from = reader(EventNode)
 
 
 def state_from(row: Row) -> ThreadState:
