@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TypeVar, Unpack
 
 from graph import repo
 from graph.errors import not_found
@@ -53,46 +53,32 @@ async def locked(
     caller: Caller,
     thread_id: str | None = None,
     *,
-    run_id: str | None = None,
-    provider_thread_id: str | None = None,
     ends: bool = False,
     parent: bool = False,
-    related: bool = False,
-    points: bool = False,
-    trimmed: bool = False,
-    run_handoffs_only: bool = False,
-    extra: Sequence[str] = (),
-    limits_at: datetime | None = None,
+    **options: Unpack[repo.StateOptions],
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
     """The state of the thread named by its id, or by a run or provider thread on it, with
-    its write lock taken (and the related threads' states). `ends`: for the commands that
-    consume, supersede or replace a transfer, whose other end is locked too (and `parent`
-    for those that send one to the parent); docs/MODEL.md, "Locks". `trimmed`: for the commands on
-    a run (start, attach, complete, fail), whose decisions name no other settled provider
-    thread than those `repo.states` keeps; `run_handoffs_only`: for those after the start
-    (attach, complete, fail), whose decisions look only at the handoffs of the run in
-    progress. `limits_at`: for a start, the workspace's usage limits in force then, read
-    with the state."""
+    its write lock taken (and what `options` ask for: `repo.StateOptions`). `ends`: for the
+    commands that consume, supersede or replace a transfer, whose other end is locked too
+    (and `parent` for those that send one to the parent); docs/MODEL.md, "Locks".
+    `trimmed`: for the commands on a run (start, attach, complete, fail), whose decisions
+    name no other settled provider thread than those `repo.states` keeps;
+    `run_handoffs_only`: for those after the start (attach, complete, fail), whose
+    decisions look only at the handoffs of the run in progress. `limits_at`: for a start,
+    the workspace's usage limits in force then, read with the state."""
     found = await repo.states(
         tx,
         caller.workspace,
         thread_id=thread_id,
-        run_id=run_id,
-        provider_thread_id=provider_thread_id,
         lock=True,
         lock_ends=ends,
         lock_parent=parent,
-        related=related,
-        points=points,
-        trimmed=trimmed,
-        run_handoffs_only=run_handoffs_only,
-        extra=extra,
-        limits_at=limits_at,
+        **options,
     )
     if found is None:
-        if run_id is not None:
+        if (run_id := options.get("run_id")) is not None:
             raise not_found("run", run_id)
-        if provider_thread_id is not None:
+        if (provider_thread_id := options.get("provider_thread_id")) is not None:
             raise not_found("provider thread", provider_thread_id)
         raise not_found("thread", thread_id or "")
     return found
