@@ -692,23 +692,17 @@ class ThreadSim:
     def _delivery(self, transfer: TransferRecord, source: ThreadSim) -> _Plan:
         upto = transfer.source_point["runOrdinal"]
         runs = source.history[: bisect.bisect_right(source.ordinals, upto)]
-        if transfer.type == "MERGE_BACK":
-            return _Plan(
-                strategy="DELTA_SINCE_TARGET_LAST_SEEN",
-                kind="DELTA_CONTEXT",
-                source=source,
-                runs=runs,
-                title=f"# Merged back from fork {source.rec.id}",
-                transfer_id=transfer.id,
-            )
+        merged = transfer.type == "MERGE_BACK"  # else a subagent's result, which carries its text
         return _Plan(
-            strategy="MANUAL_CONTEXT",
+            strategy="DELTA_SINCE_TARGET_LAST_SEEN" if merged else "MANUAL_CONTEXT",
             kind="DELTA_CONTEXT",
             source=source,
             runs=runs,
-            title=f"# Subagent result from thread {source.rec.id}",
+            title=f"# Merged back from fork {source.rec.id}"
+            if merged
+            else f"# Subagent result from thread {source.rec.id}",
             transfer_id=transfer.id,
-            result=transfer.payload,
+            result=None if merged else transfer.payload,
         )
 
     def digest(self, run: RunRecord) -> RunDigest:
