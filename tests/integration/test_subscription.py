@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -25,6 +26,16 @@ async def feeds(clean_store: Store) -> AsyncIterator[EventFeeds]:
         yield made
     finally:
         await made.close()
+
+
+@asynccontextmanager
+async def subscribed(feeds: EventFeeds, thread: str) -> AsyncIterator[AsyncIterator[EventNode]]:
+    """A subscriber to `thread`'s events in workspace "w", closed on the way out."""
+    stream = feeds.events("w", thread)
+    try:
+        yield stream
+    finally:
+        await stream.aclose()  # type: ignore[attr-defined]
 
 
 async def take(stream: AsyncIterator[EventNode], count: int) -> list[str]:
@@ -59,22 +70,18 @@ async def test_a_late_subscriber_gets_the_whole_log_once(
     clean_store: Store, feeds: EventFeeds
 ) -> None:
     thread = (await create_thread(clean_store, "w", "t")).id
-    early = feeds.events("w", thread)
-    try:
+    async with subscribed(feeds, thread) as early:
         await take(early, 1)
         await request_clean_context(clean_store, "w", thread)
         await take(early, 1)
-        late = feeds.events("w", thread)
-        await request_clean_context(clean_store, "w", thread)
-        assert await take(late, 3) == [
-            "thread.created",
-            "thread.cleanContextRequested",
-            "thread.cleanContextRequested",
-        ]
+        async with subscribed(feeds, thread) as late:
+            await request_clean_context(clean_store, "w", thread)
+            assert await take(late, 3) == [
+                "thread.created",
+                "thread.cleanContextRequested",
+                "thread.cleanContextRequested",
+            ]
         assert await take(early, 1) == ["thread.cleanContextRequested"]
-        await late.aclose()  # type: ignore[attr-defined]
-    finally:
-        await early.aclose()  # type: ignore[attr-defined]
 
 
 async def test_a_subscription_reads_what_its_feed_skipped(
@@ -83,14 +90,11 @@ async def test_a_subscription_reads_what_its_feed_skipped(
     # A feed should never skip an event; if one did, its subscribers would still get it:
     # each checks the numbers of the events it is handed against the last one it had.
     thread = (await create_thread(clean_store, "w", "t")).id
-    stream = feeds.events("w", thread)
-    try:
+    async with subscribed(feeds, thread) as stream:
         await take(stream, 1)
         feeds._feeds[("w", thread)].seq += 2  # as if it had delivered the next two already
         for _ in range(4):
             await request_clean_context(clean_store, "w", thread)
         got = [(await asyncio.wait_for(anext(stream), 10)).id for _ in range(4)]
-        log = await clean_store.read(lambda tx: repo.events_page(tx, "w", thread, None, 10))
-        assert log is not None and got == [event.id for event in log[1:]]
-    finally:
-        await stream.aclose()  # type: ignore[attr-defined]
+    log = await clean_store.read(lambda tx: repo.events_page(tx, "w", thread, None, 10))
+    assert log is not None and got == [event.id for event in log[1:]]
