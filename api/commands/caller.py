@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar, Unpack
 
 from graph import repo
 from graph.errors import not_found
-from graph.models import HandoffNode, RunNode, ThreadState
+from graph.models import HandoffNode, RunNode, SummarySource, ThreadState
 from graph.store import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.handoffs import sources as summary_sources
 from resolvers.handoffs.budget import ContextPolicy
+from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.handoffs.sources import Assignment, SummaryPolicy
 from resolvers.handoffs.summarizer import digest_of
-from resolvers.providers import ProviderRegistry
+from resolvers.providers import ProviderCapabilities, ProviderRegistry
 from resolvers.start.staleness import StalenessPolicy
 
 T = TypeVar("T")
@@ -100,9 +102,17 @@ async def decided(tx: Tx, caller: Caller, decide: Callable[[Content], T]) -> T:
     raise AssertionError("a decision kept asking for runs it was given")
 
 
-async def cached_summaries(
-    tx: Tx, caller: Caller, assignments: Sequence[Assignment]
-) -> dict[str, HandoffNode]:
-    """Configured summaries of the same material already paid for, by key."""
+async def assigned(
+    tx: Tx,
+    caller: Caller,
+    plans: Sequence[PlannedHandoff],
+    source: SummarySource,
+    entering: ProviderCapabilities,
+    states: Mapping[str, ThreadState],
+) -> tuple[list[Assignment], dict[str, HandoffNode]]:
+    """Who writes each of `plans` (`states`: the thread's and its related threads'), and
+    the configured summaries of the same material already paid for, by key."""
+    assignments = summary_sources.assign(plans, source, entering, states, caller.summaries)
     keys = [a.request.key for a in assignments if a.configured and a.request is not None]
-    return await repo.summaries_by_key(tx, caller.workspace, keys) if keys else {}
+    cached = await repo.summaries_by_key(tx, caller.workspace, keys) if keys else {}
+    return assignments, cached
