@@ -28,6 +28,12 @@ async def feeds(clean_store: Store) -> AsyncIterator[EventFeeds]:
         await made.close()
 
 
+@pytest.fixture
+async def thread(clean_store: Store) -> str:
+    """A thread of workspace "w": its log so far, its creation."""
+    return (await create_thread(clean_store, "w", "t")).id
+
+
 @asynccontextmanager
 async def subscribed(feeds: EventFeeds, thread: str) -> AsyncIterator[AsyncIterator[EventNode]]:
     """A subscriber to `thread`'s events in workspace "w", closed on the way out."""
@@ -67,9 +73,8 @@ async def test_one_poll_serves_every_subscriber(
 
 
 async def test_a_late_subscriber_gets_the_whole_log_once(
-    clean_store: Store, feeds: EventFeeds
+    clean_store: Store, feeds: EventFeeds, thread: str
 ) -> None:
-    thread = (await create_thread(clean_store, "w", "t")).id
     async with subscribed(feeds, thread) as early:
         await take(early, 1)
         await request_clean_context(clean_store, "w", thread)
@@ -85,11 +90,10 @@ async def test_a_late_subscriber_gets_the_whole_log_once(
 
 
 async def test_a_subscription_reads_what_its_feed_skipped(
-    clean_store: Store, feeds: EventFeeds
+    clean_store: Store, feeds: EventFeeds, thread: str
 ) -> None:
     # A feed should never skip an event; if one did, its subscribers would still get it:
     # each checks the numbers of the events it is handed against the last one it had.
-    thread = (await create_thread(clean_store, "w", "t")).id
     async with subscribed(feeds, thread) as stream:
         await take(stream, 1)
         feeds._feeds[("w", thread)].seq += 2  # as if it had delivered the next two already
