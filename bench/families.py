@@ -240,16 +240,8 @@ class ThreadSim:
 
         model = content.model_for(provider)
         if chosen is None:
-            record = ProviderThreadRecord(
-                id=self.sim.id("pth"),
-                thread_id=self.rec.id,
-                provider=provider,
-                status="PENDING",
-                model=model,
-                history_mode="UNKNOWN",
-                created_at=now,
-                last_used_at=now,
-                forked_from_id=forked_from,
+            record = self._provider_thread(
+                provider, "PENDING", model, now, forked_from_id=forked_from
             )
             self.rec.provider_threads.append(record)
             chosen = self.pts[record.id] = _PtState(record)
@@ -434,19 +426,8 @@ class ThreadSim:
 
     def fork(self, at: RunRecord, at_checkpoint: bool) -> ThreadSim:
         now = self.sim.tick(5, 3600)
-        child = self.sim.new_thread(
-            ThreadRecord(
-                id=self.sim.id("thr"),
-                title=f"Fork: {content.thread_title(self.sim.rng)}"[:80],
-                created_by="USER",
-                created_at=now,
-                root_id=self.rec.root_id,
-                parent_id=self.rec.id,
-                relationship="FORK",
-                source_run_ordinal=at.ordinal,
-                depth=self.rec.depth + 1,
-            )
-        )
+        title = f"Fork: {content.thread_title(self.sim.rng)}"[:80]
+        child = self._child(title, "USER", "FORK", at.ordinal, now)
         transfer = self._transfer(
             "FORK", self, child, self._point(at, at_checkpoint), "USER", source_provider=at.provider
         )
@@ -464,30 +445,14 @@ class ThreadSim:
         latest = self.last_completed
         assert latest is not None, "spawn only after a completed run"
         title = f"Profile {content.thread_title(rng)}" if native else task
-        child = self.sim.new_thread(
-            ThreadRecord(
-                id=self.sim.id("thr"),
-                title=" ".join(title.split())[:80],
-                created_by="AGENT",
-                created_at=now,
-                root_id=self.rec.root_id,
-                parent_id=self.rec.id,
-                relationship="SUBAGENT",
-                source_run_ordinal=latest.ordinal,
-                depth=self.rec.depth + 1,
-            )
-        )
+        child = self._child(" ".join(title.split())[:80], "AGENT", "SUBAGENT", latest.ordinal, now)
         extra: dict[str, Any] = {}
         if native:
-            pt = ProviderThreadRecord(
-                id=self.sim.id("pth"),
-                thread_id=child.rec.id,
-                provider=provider,
-                status="ACTIVE",
-                model=None,
-                history_mode="UNKNOWN",
-                created_at=now,
-                last_used_at=now,
+            pt = child._provider_thread(
+                provider,
+                "ACTIVE",
+                None,
+                now,
                 native_ref=f"{provider}-subagent-{rng.getrandbits(32):08x}",
             )
             child.rec.provider_threads.append(pt)
@@ -527,6 +492,47 @@ class ThreadSim:
             "recordNativeSubagent" if native else "spawnSubagent", {"id": child.rec.id}
         )
         return child
+
+    def _child(
+        self, title: str, actor: str, relationship: str, ordinal: int, now: datetime
+    ) -> ThreadSim:
+        """A fork or subagent of this thread, made from its run `ordinal`."""
+        return self.sim.new_thread(
+            ThreadRecord(
+                id=self.sim.id("thr"),
+                title=title,
+                created_by=actor,
+                created_at=now,
+                root_id=self.rec.root_id,
+                parent_id=self.rec.id,
+                relationship=relationship,
+                source_run_ordinal=ordinal,
+                depth=self.rec.depth + 1,
+            )
+        )
+
+    def _provider_thread(
+        self,
+        provider: str,
+        status: str,
+        model: str | None,
+        now: datetime,
+        native_ref: str | None = None,
+        forked_from_id: str | None = None,
+    ) -> ProviderThreadRecord:
+        """A provider thread of this thread made `now` (its history mode not yet reported)."""
+        return ProviderThreadRecord(
+            id=self.sim.id("pth"),
+            thread_id=self.rec.id,
+            provider=provider,
+            status=status,
+            model=model,
+            history_mode="UNKNOWN",
+            created_at=now,
+            last_used_at=now,
+            native_ref=native_ref,
+            forked_from_id=forked_from_id,
+        )
 
     def adopt(self, parent: ThreadSim, transfer: TransferRecord) -> None:
         """This thread was just opened by `transfer` from `parent`."""
@@ -686,23 +692,17 @@ class ThreadSim:
     def _delivery(self, transfer: TransferRecord, source: ThreadSim) -> _Plan:
         upto = transfer.source_point["runOrdinal"]
         runs = source.history[: bisect.bisect_right(source.ordinals, upto)]
-        if transfer.type == "MERGE_BACK":
-            return _Plan(
-                strategy="DELTA_SINCE_TARGET_LAST_SEEN",
-                kind="DELTA_CONTEXT",
-                source=source,
-                runs=runs,
-                title=f"# Merged back from fork {source.rec.id}",
-                transfer_id=transfer.id,
-            )
+        merged = transfer.type == "MERGE_BACK"  # else a subagent's result, which carries its text
         return _Plan(
-            strategy="MANUAL_CONTEXT",
+            strategy="DELTA_SINCE_TARGET_LAST_SEEN" if merged else "MANUAL_CONTEXT",
             kind="DELTA_CONTEXT",
             source=source,
             runs=runs,
-            title=f"# Subagent result from thread {source.rec.id}",
+            title=f"# Merged back from fork {source.rec.id}"
+            if merged
+            else f"# Subagent result from thread {source.rec.id}",
             transfer_id=transfer.id,
-            result=transfer.payload,
+            result=None if merged else transfer.payload,
         )
 
     def digest(self, run: RunRecord) -> RunDigest:

@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from bench.results import Pair, Rate, Results, ScaleStep, Stat, Window
+
+# The columns of a GraphQL figure beside its raw baseline (`_pair`), and its round trips.
+PAIR_COLUMNS = (
+    "n",
+    "p50",
+    "p95",
+    "p99",
+    "raw p50",
+    "raw p95",
+    "raw p99",
+    "/ raw (p50)",
+    "round trips",
+)
 
 
 def render(results: Results) -> str:
@@ -23,8 +36,8 @@ def render(results: Results) -> str:
     if results.notes:
         lines += [f"> {note}" for note in results.notes] + [""]
     lines += ["## Machine and versions", "", "| | |", "| --- | --- |"]
-    lines += [f"| {key} | {value} |" for key, value in results.machine.items()]
-    lines += [f"| {key} | {value} |" for key, value in results.versions.items()]
+    lines += [_row(key, value) for key, value in results.machine.items()]
+    lines += [_row(key, value) for key, value in results.versions.items()]
     lines += ["", "## Targets", ""]
     lines += _targets(results)
     lines += ["", "## Data", ""]
@@ -137,8 +150,7 @@ def _targets(results: Results) -> list[str]:
             )
         )
     rows.append(("contract, semantics and test suite unchanged", "—", "the test suite says"))
-    table = ["| target | measured | verdict |", "| --- | --- | --- |"]
-    return table + [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return _header(("target", "measured", "verdict")) + [_row(*row) for row in rows]
 
 
 def _verdict(met: bool, target: str) -> str:
@@ -165,17 +177,34 @@ def _data(steps: Iterable[ScaleStep]) -> list[str]:
         "each step's generation and bulk writes (transactions of up to 5,000 rows), its "
         "write rate in nodes + relationships per second and the harness's peak memory.",
         "",
-        "| step | threads | runs | nodes | relationships | store on disk | step took | "
-        "written/s | transactions | harness peak RSS |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *_header(
+            ("step",),
+            (
+                "threads",
+                "runs",
+                "nodes",
+                "relationships",
+                "store on disk",
+                "step took",
+                "written/s",
+                "transactions",
+                "harness peak RSS",
+            ),
+        ),
     ]
     for step in steps:
         rate = step.written / step.bulk_seconds if step.bulk_seconds else 0
         store = "-" if step.store_mb is None else f"{step.store_mb:,.0f} MB"
         rows.append(
-            f"| {step.label} | {step.threads:,} | {step.runs:,} | {step.nodes:,} | "
-            f"{step.relationships:,} | {store} | {_duration(step.bulk_seconds)} | {rate:,.0f} | "
-            f"{step.bulk_transactions:,} | {step.generator_peak_rss_mb:.0f} MB |"
+            _row(
+                step.label,
+                *(f"{n:,}" for n in (step.threads, step.runs, step.nodes, step.relationships)),
+                store,
+                _duration(step.bulk_seconds),
+                f"{rate:,.0f}",
+                f"{step.bulk_transactions:,}",
+                f"{step.generator_peak_rss_mb:.0f} MB",
+            )
         )
     return rows
 
@@ -185,34 +214,21 @@ def _windows(windows: list[Window]) -> list[str]:
         "Milliseconds; `n` samples = measured threads x window runs. Raw = one statement in "
         "one write transaction doing the same writes (bench/cypher/baseline/).",
         "",
-        "| operation | runs | n | p50 | p95 | p99 | raw p50 | raw p95 | raw p99 | / raw (p50) | "
-        "round trips |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *_header(("operation", "runs"), PAIR_COLUMNS),
     ]
     for window in windows:
         for op in ("start", "attach", "complete", "cycle"):
             pair = _op(window, op)
             trips = window.round_trips.get(op)
-            rows.append(
-                f"| {_name(op)} | {window.first}-{window.last} | {pair.graphql.n} | "
-                f"{_ms(pair.graphql)} | {_ms(pair.raw)} | {pair.ratio:.1f}x | "
-                f"{'' if trips is None else trips} |"
-            )
+            runs = f"{window.first}-{window.last}"
+            rows.append(_row(_name(op), runs, *_pair(pair), "" if trips is None else trips))
     return rows
 
 
 def _reads(results: Results) -> list[str]:
-    rows = [
-        "| runs | provider threads | n | p50 | p95 | p99 | raw p50 | raw p95 | raw p99 | "
-        "/ raw (p50) | round trips |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
+    rows = _header((), ("runs", "provider threads", *PAIR_COLUMNS))
     for probe in results.reads:
-        rows.append(
-            f"| {probe.runs} | {probe.provider_threads} | {probe.read.graphql.n} | "
-            f"{_ms(probe.read.graphql)} | {_ms(probe.read.raw)} | {probe.read.ratio:.1f}x | "
-            f"{probe.round_trips} |"
-        )
+        rows.append(_row(probe.runs, probe.provider_threads, *_pair(probe.read), probe.round_trips))
     return rows
 
 
@@ -221,9 +237,7 @@ def _scales(steps: list[ScaleStep]) -> list[str]:
         "`lineage(depth: 20)` of the probe family (a fork chain 20 deep with a subagent on "
         "every level) and the `thread` read of its 50-run root, written with the bulk data.",
         "",
-        "| step | read | answer | n | p50 | p95 | p99 | raw p50 | raw p95 | raw p99 | / raw (p50) "
-        "| round trips |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *_header(("step", "read", "answer"), PAIR_COLUMNS),
     ]
     for step in steps:
         for what, pair, trips, answer in (
@@ -232,10 +246,7 @@ def _scales(steps: list[ScaleStep]) -> list[str]:
         ):
             if pair is None:
                 continue
-            rows.append(
-                f"| {step.label} | {what} | {answer} | {pair.graphql.n} | {_ms(pair.graphql)} | "
-                f"{_ms(pair.raw)} | {pair.ratio:.1f}x | {trips} |"
-            )
+            rows.append(_row(step.label, what, answer, *_pair(pair), trips))
     return rows
 
 
@@ -244,19 +255,36 @@ def _over(rate: Rate) -> str:
 
 
 def _rates(results: Results) -> list[str]:
-    rows = [
-        "| clients | API processes | cycles/s | cycles | errors | raw cycles/s | raw cycles "
-        "| / raw | CPU ms per cycle: API + Neo4j + harness | raw: Neo4j + harness |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
+    rows = _header(
+        (),
+        (
+            "clients",
+            "API processes",
+            "cycles/s",
+            "cycles",
+            "errors",
+            "raw cycles/s",
+            "raw cycles",
+            "/ raw",
+            "CPU ms per cycle: API + Neo4j + harness",
+            "raw: Neo4j + harness",
+        ),
+    )
     for rate in results.rates:
+        raw_errors = f" ({rate.raw_errors} errors)" if rate.raw_errors else ""
         rows.append(
-            f"| {rate.concurrency} | {rate.api_processes} | {rate.per_second:.1f} | "
-            f"{rate.cycles} | {rate.errors} | "
-            f"{rate.raw_per_second:.1f} | {rate.raw_cycles}"
-            f"{f' ({rate.raw_errors} errors)' if rate.raw_errors else ''} | {rate.ratio:.2f} | "
-            f"{_cpu(rate.cpu_ms, ('api', 'neo4j', 'harness'))} | "
-            f"{_cpu(rate.raw_cpu_ms, ('neo4j', 'harness'))} |"
+            _row(
+                rate.concurrency,
+                rate.api_processes,
+                f"{rate.per_second:.1f}",
+                rate.cycles,
+                rate.errors,
+                f"{rate.raw_per_second:.1f}",
+                f"{rate.raw_cycles}{raw_errors}",
+                f"{rate.ratio:.2f}",
+                _cpu(rate.cpu_ms, ("api", "neo4j", "harness")),
+                _cpu(rate.raw_cpu_ms, ("neo4j", "harness")),
+            )
         )
     rows += [
         "",
@@ -282,8 +310,7 @@ def _context(results: Results) -> list[str]:
     saving = results.delta_saving
     if saving is not None:
         rows += [
-            "| at each switch back to a provider | switches | p50 | p95 | mean |",
-            "| --- | ---: | ---: | ---: | ---: |",
+            *_header(("at each switch back to a provider",), ("switches", "p50", "p95", "mean")),
             _tokens_row(
                 "delta handoff (what the provider missed), tokens",
                 saving.switches,
@@ -298,12 +325,13 @@ def _context(results: Results) -> list[str]:
             "",
         ]
     if results.budget_quality:
+        rows += _header(
+            (), ("full handoff of runs", "budget", "tokens", "items left out", "quality score")
+        )
         rows += [
-            "| full handoff of runs | budget | tokens | items left out | quality score |",
-            "| ---: | ---: | ---: | ---: | ---: |",
-        ]
-        rows += [
-            f"| 1-{q.runs} | {q.budget:,} | {q.tokens:,} | {q.omitted:,} | {q.score:.3f} |"
+            _row(
+                f"1-{q.runs}", f"{q.budget:,}", f"{q.tokens:,}", f"{q.omitted:,}", f"{q.score:.3f}"
+            )
             for q in results.budget_quality
         ]
         rows += [
@@ -316,25 +344,32 @@ def _context(results: Results) -> list[str]:
 
 
 def _tokens_row(name: str, n: int, stat: Stat) -> str:
-    return f"| {name} | {n} | {stat.p50:,.0f} | {stat.p95:,.0f} | {stat.mean:,.0f} |"
+    return _row(name, n, f"{stat.p50:,.0f}", f"{stat.p95:,.0f}", f"{stat.mean:,.0f}")
 
 
 def _other(results: Results) -> list[str]:
-    rows = ["| figure | value |", "| --- | --- |"]
+    rows = _header(("figure", "value"))
     if results.summary is not None:
+        summary = results.summary
         rows.append(
-            f"| `summarize` of {results.config['summary_runs']} runs ({results.summary_items:,}"
-            f" items), n={results.summary.n} | p50 {results.summary.p50:.1f} ms, p95 "
-            f"{results.summary.p95:.1f} ms, p99 {results.summary.p99:.1f} ms |"
+            _row(
+                f"`summarize` of {results.config['summary_runs']} runs "
+                f"({results.summary_items:,} items), n={summary.n}",
+                f"p50 {summary.p50:.1f} ms, p95 {summary.p95:.1f} ms, p99 {summary.p99:.1f} ms",
+            )
         )
     if results.api_peak_rss_mb is not None:
         rows.append(
-            f"| API process peak RSS (VmHWM) / RSS at the end | {results.api_peak_rss_mb:.0f} MB"
-            f" / {results.api_rss_mb or 0:.0f} MB |"
+            _row(
+                "API process peak RSS (VmHWM) / RSS at the end",
+                f"{results.api_peak_rss_mb:.0f} MB / {results.api_rss_mb or 0:.0f} MB",
+            )
         )
     rows.append(
-        f"| time in the measured threads' cycles, service / raw | "
-        f"{_duration(results.measured_cycle_seconds)} / {_duration(results.raw_cycle_seconds)} |"
+        _row(
+            "time in the measured threads' cycles, service / raw",
+            f"{_duration(results.measured_cycle_seconds)} / {_duration(results.raw_cycle_seconds)}",
+        )
     )
     return rows
 
@@ -363,6 +398,22 @@ def _checks(results: Results) -> list[str]:
         lines.append("- Written only by the service (states the generator does not simulate):")
         lines += [f"  - {note}" for note in results.conformance_notes]
     return lines
+
+
+def _header(left: Sequence[str], right: Sequence[str] = ()) -> list[str]:
+    """A table's column names and its alignment row: `left` aligned left, then `right`
+    (numbers) aligned right."""
+    return [_row(*left, *right), _row(*["---"] * len(left), *["---:"] * len(right))]
+
+
+def _row(*cells: object) -> str:
+    """One row of a Markdown table."""
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def _pair(pair: Pair) -> tuple[object, ...]:
+    """The cells of a measured pair: n, the percentiles of each side, their ratio."""
+    return pair.graphql.n, _ms(pair.graphql), _ms(pair.raw), f"{pair.ratio:.1f}x"
 
 
 def _ms(stat: Stat) -> str:

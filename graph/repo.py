@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 from neo4j.time import DateTime
 from pydantic import BaseModel
@@ -44,6 +44,7 @@ from graph.ranges import Ranges
 from graph.store import Row, Tx
 
 N = TypeVar("N")
+M = TypeVar("M", bound=BaseModel)
 JSON_FIELDS = {
     "digest": "digestJson",
     "attributes": "attributesJson",
@@ -78,40 +79,24 @@ def native(value: Any) -> Any:
     return value
 
 
-def thread_from(row: Row) -> ThreadNode:
-    return ThreadNode.model_validate(native(row))
+def reader(model: type[M]) -> Callable[[Row], M]:
+    """How a node of `model` reads back from its row: stored JSON decoded, then validated."""
+
+    def read(row: Row) -> M:
+        return model.model_validate(native(row))
+
+    return read
 
 
-def run_from(row: Row) -> RunNode:
-    return RunNode.model_validate(native(row))
-
-
-def item_from(row: Row) -> RunItem:
-    return RunItem.model_validate(native(row))
-
-
-def checkpoint_from(row: Row) -> CheckpointNode:
-    return CheckpointNode.model_validate(native(row))
-
-
-def provider_thread_from(row: Row) -> ProviderThreadNode:
-    return ProviderThreadNode.model_validate(native(row))
-
-
-def handoff_from(row: Row) -> HandoffNode:
-    return HandoffNode.model_validate(native(row))
-
-
-def transfer_from(row: Row) -> TransferNode:
-    return TransferNode.model_validate(native(row))
-
-
-def limit_from(row: Row) -> ProviderLimitNode:
-    return ProviderLimitNode.model_validate(native(row))
-
-
-def event_from(row: Row) -> EventNode:
-    return EventNode.model_validate(native(row))
+thread_from = reader(ThreadNode)
+run_from = reader(RunNode)
+item_from = reader(RunItem)
+checkpoint_from = reader(CheckpointNode)
+provider_thread_from = reader(ProviderThreadNode)
+handoff_from = reader(HandoffNode)
+transfer_from = reader(TransferNode)
+limit_from = reader(ProviderLimitNode)
+event_from = reader(EventNode)
 
 
 def state_from(row: Row) -> ThreadState:
@@ -220,49 +205,57 @@ def _plain(value: Any) -> Any:
 # ---- reads ------------------------------------------------------------------
 
 
+class StateOptions(TypedDict, total=False):
+    """What a state read is named by besides a thread id, and what it reads with it.
+
+    `run_id`, `provider_thread_id`: the thread named by a run or provider thread on it.
+    `related`: the states of its ancestors, of the sources of transfers waiting for it,
+    and of `extra`. `points`: each state's latest completed and latest stable runs (source
+    points). `trimmed`: the thread's settled provider threads only where a decision may
+    name them (the latest of each provider, the last run's, `provider_thread_id`).
+    `run_handoffs_only`: the live handoffs only of the run in progress
+    (`ThreadState.runHandoffs`, without text). `limits_at`: the workspace's usage limits
+    in force then (`ThreadState.limitsInForce`)."""
+
+    run_id: str | None
+    provider_thread_id: str | None
+    related: bool
+    points: bool
+    trimmed: bool
+    run_handoffs_only: bool
+    extra: Sequence[str]
+    limits_at: datetime | None
+
+
 async def states(
     tx: Tx,
     workspace: str,
     *,
     thread_id: str | None = None,
-    run_id: str | None = None,
-    provider_thread_id: str | None = None,
     lock: bool,
     lock_ends: bool = False,
     lock_parent: bool = False,
-    related: bool = False,
-    points: bool = False,
-    trimmed: bool = False,
-    run_handoffs_only: bool = False,
-    extra: Sequence[str] = (),
-    limits_at: datetime | None = None,
+    **options: Unpack[StateOptions],
 ) -> tuple[ThreadState, dict[str, ThreadState]] | None:
-    """The state of the thread named by its id, or by a run or provider thread on it (its
-    write lock taken first with `lock`; with `lock_ends` also those of the threads at the
-    other end of its pending transfers, with `lock_parent` its parent's), and, with
-    `related`, the states of its ancestors, of the sources of transfers waiting for it, and
-    of `extra`; with `points`, each state's latest completed and latest stable runs
-    (source points); with `trimmed`, the thread's settled provider threads only where a
-    decision may name them (the latest of each provider, the last run's,
-    `provider_thread_id`); with `run_handoffs_only`, the live handoffs only of the run in
-    progress (`ThreadState.runHandoffs`, without text); with `limits_at`, the workspace's
-    usage limits in force then (`ThreadState.limitsInForce`). A write statement either
-    way: call it in a write transaction."""
+    """The state of the thread named by its id or by `options` (its write lock taken first
+    with `lock`; with `lock_ends` also those of the threads at the other end of its pending
+    transfers, with `lock_parent` its parent's), and what `options` ask for with it. A
+    write statement either way: call it in a write transaction."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
         threadId=thread_id,
-        runId=run_id,
-        providerThreadId=provider_thread_id,
+        runId=options.get("run_id"),
+        providerThreadId=options.get("provider_thread_id"),
         lock=lock,
         lockEnds=lock_ends,
         lockParent=lock_parent,
-        related=related,
-        points=points,
-        trimmed=trimmed,
-        runHandoffsOnly=run_handoffs_only,
-        extra=list(extra),
-        limitsAt=limits_at,
+        related=options.get("related", False),
+        points=options.get("points", False),
+        trimmed=options.get("trimmed", False),
+        runHandoffsOnly=options.get("run_handoffs_only", False),
+        extra=list(options.get("extra", ())),
+        limitsAt=options.get("limits_at"),
     )
     main: ThreadState | None = None
     others: dict[str, ThreadState] = {}

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import TypeVar, Unpack
 
 from graph import repo
 from graph.errors import not_found
-from graph.models import HandoffNode, RunNode, ThreadState
+from graph.models import HandoffNode, RunNode, SummarySource, ThreadState
 from graph.store import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.handoffs import sources as summary_sources
 from resolvers.handoffs.budget import ContextPolicy
+from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.handoffs.sources import Assignment, SummaryPolicy
 from resolvers.handoffs.summarizer import digest_of
-from resolvers.providers import ProviderRegistry
+from resolvers.providers import ProviderCapabilities, ProviderRegistry
 from resolvers.start.staleness import StalenessPolicy
 
 T = TypeVar("T")
@@ -53,46 +55,32 @@ async def locked(
     caller: Caller,
     thread_id: str | None = None,
     *,
-    run_id: str | None = None,
-    provider_thread_id: str | None = None,
     ends: bool = False,
     parent: bool = False,
-    related: bool = False,
-    points: bool = False,
-    trimmed: bool = False,
-    run_handoffs_only: bool = False,
-    extra: Sequence[str] = (),
-    limits_at: datetime | None = None,
+    **options: Unpack[repo.StateOptions],
 ) -> tuple[ThreadState, dict[str, ThreadState]]:
     """The state of the thread named by its id, or by a run or provider thread on it, with
-    its write lock taken (and the related threads' states). `ends`: for the commands that
-    consume, supersede or replace a transfer, whose other end is locked too (and `parent`
-    for those that send one to the parent); docs/MODEL.md, "Locks". `trimmed`: for the commands on
-    a run (start, attach, complete, fail), whose decisions name no other settled provider
-    thread than those `repo.states` keeps; `run_handoffs_only`: for those after the start
-    (attach, complete, fail), whose decisions look only at the handoffs of the run in
-    progress. `limits_at`: for a start, the workspace's usage limits in force then, read
-    with the state."""
+    its write lock taken (and what `options` ask for: `repo.StateOptions`). `ends`: for the
+    commands that consume, supersede or replace a transfer, whose other end is locked too
+    (and `parent` for those that send one to the parent); docs/MODEL.md, "Locks".
+    `trimmed`: for the commands on a run (start, attach, complete, fail), whose decisions
+    name no other settled provider thread than those `repo.states` keeps;
+    `run_handoffs_only`: for those after the start (attach, complete, fail), whose
+    decisions look only at the handoffs of the run in progress. `limits_at`: for a start,
+    the workspace's usage limits in force then, read with the state."""
     found = await repo.states(
         tx,
         caller.workspace,
         thread_id=thread_id,
-        run_id=run_id,
-        provider_thread_id=provider_thread_id,
         lock=True,
         lock_ends=ends,
         lock_parent=parent,
-        related=related,
-        points=points,
-        trimmed=trimmed,
-        run_handoffs_only=run_handoffs_only,
-        extra=extra,
-        limits_at=limits_at,
+        **options,
     )
     if found is None:
-        if run_id is not None:
+        if (run_id := options.get("run_id")) is not None:
             raise not_found("run", run_id)
-        if provider_thread_id is not None:
+        if (provider_thread_id := options.get("provider_thread_id")) is not None:
             raise not_found("provider thread", provider_thread_id)
         raise not_found("thread", thread_id or "")
     return found
@@ -114,9 +102,17 @@ async def decided(tx: Tx, caller: Caller, decide: Callable[[Content], T]) -> T:
     raise AssertionError("a decision kept asking for runs it was given")
 
 
-async def cached_summaries(
-    tx: Tx, caller: Caller, assignments: Sequence[Assignment]
-) -> dict[str, HandoffNode]:
-    """Configured summaries of the same material already paid for, by key."""
+async def assigned(
+    tx: Tx,
+    caller: Caller,
+    plans: Sequence[PlannedHandoff],
+    source: SummarySource,
+    entering: ProviderCapabilities,
+    states: Mapping[str, ThreadState],
+) -> tuple[list[Assignment], dict[str, HandoffNode]]:
+    """Who writes each of `plans` (`states`: the thread's and its related threads'), and
+    the configured summaries of the same material already paid for, by key."""
+    assignments = summary_sources.assign(plans, source, entering, states, caller.summaries)
     keys = [a.request.key for a in assignments if a.configured and a.request is not None]
-    return await repo.summaries_by_key(tx, caller.workspace, keys) if keys else {}
+    cached = await repo.summaries_by_key(tx, caller.workspace, keys) if keys else {}
+    return assignments, cached

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from api.commands.caller import Caller, cached_summaries, decided, locked
+from api.commands.caller import Caller, assigned, decided, locked
 from api.commands.receipts import Written
 from graph import repo
 from graph.errors import conflict, not_found
@@ -78,14 +78,9 @@ async def start_run(
         limits.require_available(request.provider, state.limitsInForce, names)
     source = _source(caller, asked, caller.providers.get(request.provider))
     decision = await _decision(tx, caller, state, related, request)
-    assignments = summary_sources.assign(
-        decision.handoffs,
-        source,
-        decision.provider,
-        {thread_id: state, **related},
-        caller.summaries,
+    assignments, cached = await assigned(
+        tx, caller, decision.handoffs, source, decision.provider, {thread_id: state, **related}
     )
-    cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
     outcome = start_plan.start(
         draft, state, request, decision, assignments=assignments, cached=cached
@@ -157,10 +152,9 @@ async def report_start_failure(
         provider=run.provider, input=run.input, model=run.model, runtimeMode=run.runtimeMode
     )
     decision = await _decision(tx, caller, state, related, request, restart=run)
-    assignments = summary_sources.assign(
-        decision.handoffs, source, provider, {state.thread.id: state, **related}, caller.summaries
+    assignments, cached = await assigned(
+        tx, caller, decision.handoffs, source, provider, {state.thread.id: state, **related}
     )
-    cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
     outcome = start_plan.start(
         draft,
@@ -199,10 +193,9 @@ async def _summary_failed(
             for h in pending
         ],
     )
-    assignments = summary_sources.assign(
-        replans, source, provider, {state.thread.id: state, **related}, caller.summaries
+    assignments, cached = await assigned(
+        tx, caller, replans, source, provider, {state.thread.id: state, **related}
     )
-    cached = await cached_summaries(tx, caller, assignments)
     draft = caller.draft()
     outcome = summary_failures.summary_failed(
         draft, state, related, run, pending, replans, assignments, cached, reason, provider

@@ -4,7 +4,9 @@ work (`api.commands`), the arguments its receipt covers, and how its answer is s
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TypeVar
 
 import strawberry
 
@@ -25,6 +27,7 @@ from resolvers.start.decision import StartRequest
 from resolvers.start.plan import StartOutcome
 
 Info = t.Info
+V = TypeVar("V")
 
 
 @strawberry.type
@@ -320,7 +323,7 @@ class Mutation:
             command_id,
             str,
             lambda tx, caller: handoffs.regenerate_handoff(tx, caller, handoff_id),
-            lambda ident: t.required(t.by_id(info, t.ContextHandoff, ident)),
+            _node(info, t.ContextHandoff),
         )
 
     @strawberry.mutation
@@ -341,7 +344,7 @@ class Mutation:
             lambda tx, caller: handoffs.submit_handoff_summary(
                 tx, caller, handoff_id, summary_text, created_by_provider
             ),
-            lambda ident: t.required(t.by_id(info, t.ContextHandoff, ident)),
+            _node(info, t.ContextHandoff),
         )
 
     @strawberry.mutation
@@ -355,7 +358,7 @@ class Mutation:
             command_id,
             str,
             lambda tx, caller: runs.request_clean_context(tx, caller, thread_id),
-            lambda ident: t.required(t.by_id(info, t.Thread, ident)),
+            _node(info, t.Thread),
         )
 
     @strawberry.mutation
@@ -473,6 +476,11 @@ async def _started(
 ) -> a.StartContextResolution:
     """A start's answer once its configured summaries, if any, are in."""
     return a.StartContextResolution.of(await info.context.finish_summaries(outcome, command_id))
+
+
+def _node(info: Info, kind: type[V]) -> Callable[[str], Awaitable[V]]:
+    """The answer of a command whose result is the id of a `kind`: that node, read fresh."""
+    return lambda ident: t.required(t.by_id(info, kind, ident))
 
 
 def _source_arg(source: models.SummarySource | None) -> dict[str, str]:

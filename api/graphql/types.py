@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, Self, TypeVar, cast
 
 import strawberry
 from strawberry.dataloader import DataLoader
@@ -31,6 +31,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 N = TypeVar("N")
 W = TypeVar("W")
 V = TypeVar("V")
+M = TypeVar("M")
 
 
 def described(
@@ -210,6 +211,15 @@ class Provider:
         return from_model(ProviderLimit, found, active=True) if found else None
 
 
+class NodeView(Generic[M]):
+    """A GraphQL type over one graph node (its private `node`), as it is now or was at its
+    private `as_of`."""
+
+    @classmethod
+    def of(cls, node: M, as_of: Instant | None = None) -> Self:
+        return from_model(cls, node, node=node, as_of=as_of)
+
+
 @strawberry.type
 class ProviderLimit:
     provider: str
@@ -329,7 +339,7 @@ class ContextUsage:
 
 
 @strawberry.type
-class Thread:
+class Thread(NodeView[models.ThreadNode]):
     node: strawberry.Private[models.ThreadNode]
     id: strawberry.ID
     title: str | None
@@ -338,10 +348,6 @@ class Thread:
     relationship_to_parent: ThreadRelationship | None
     clean_context_requested: bool
     as_of: strawberry.Private[Instant | None] = None  # None: now
-
-    @classmethod
-    def of(cls, node: models.ThreadNode, as_of: Instant | None = None) -> Thread:
-        return from_model(cls, node, node=node, as_of=as_of)
 
     parent = to_one("Thread", "parentId")
 
@@ -481,16 +487,12 @@ class FileDiffStat:
 
 
 @strawberry.type
-class Checkpoint:
+class Checkpoint(NodeView[models.CheckpointNode]):
     node: strawberry.Private[models.CheckpointNode]
     id: strawberry.ID
     ref: str | None
     created_at: datetime
     as_of: strawberry.Private[Instant | None] = None
-
-    @classmethod
-    def of(cls, node: models.CheckpointNode, as_of: Instant | None = None) -> Checkpoint:
-        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     def diff_summary(self) -> list[FileDiffStat]:
@@ -505,7 +507,7 @@ class Checkpoint:
 
 
 @strawberry.type
-class Run:
+class Run(NodeView[models.RunNode]):
     node: strawberry.Private[models.RunNode]
     id: strawberry.ID
     ordinal: int
@@ -519,10 +521,6 @@ class Run:
     started_at: datetime
     completed_at: datetime | None
     as_of: strawberry.Private[Instant | None] = None
-
-    @classmethod
-    def of(cls, node: models.RunNode, as_of: Instant | None = None) -> Run:
-        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     def checkpoint(self) -> Checkpoint | None:
@@ -561,7 +559,7 @@ class ProviderThreadCoverage:
 
 
 @strawberry.type
-class ProviderThread:
+class ProviderThread(NodeView[models.ProviderThreadNode]):
     node: strawberry.Private[models.ProviderThreadNode]
     id: strawberry.ID
     provider: str
@@ -576,10 +574,6 @@ class ProviderThread:
         "this as used while its provider has never reported usage."
     )
     as_of: strawberry.Private[Instant | None] = None
-
-    @classmethod
-    def of(cls, node: models.ProviderThreadNode, as_of: Instant | None = None) -> ProviderThread:
-        return from_model(cls, node, node=node, as_of=as_of)
 
     thread = to_one("Thread", "threadId", required=True)
 
@@ -643,7 +637,7 @@ class HandoffSection:
 
 
 @strawberry.type
-class ContextHandoff:
+class ContextHandoff(NodeView[models.HandoffNode]):
     node: strawberry.Private[models.HandoffNode]
     id: strawberry.ID
     strategy: HandoffStrategy
@@ -669,10 +663,6 @@ class ContextHandoff:
         description="When FAILED: why its summary never came."
     )
     as_of: strawberry.Private[Instant | None] = None
-
-    @classmethod
-    def of(cls, node: models.HandoffNode, as_of: Instant | None = None) -> ContextHandoff:
-        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     def covered_run_ordinals(self) -> OrdinalRange:
@@ -725,16 +715,12 @@ class ContextHandoff:
 
 
 @strawberry.type
-class SourcePoint:
+class SourcePoint(NodeView[models.SourcePoint]):
     node: strawberry.Private[models.SourcePoint]
     turn_item_id: str | None
     provider_thread_ref: str | None
     provider_turn_ref: str | None
     as_of: strawberry.Private[Instant | None] = None
-
-    @classmethod
-    def of(cls, point: models.SourcePoint, as_of: Instant | None = None) -> SourcePoint:
-        return from_model(cls, point, node=point, as_of=as_of)
 
     thread = to_one("Thread", "threadId", required=True)
     run = to_one("Run", "runId")
@@ -742,7 +728,7 @@ class SourcePoint:
 
 
 @strawberry.type
-class ContextTransfer:
+class ContextTransfer(NodeView[models.TransferNode]):
     node: strawberry.Private[models.TransferNode]
     id: strawberry.ID
     type: TransferType
@@ -755,10 +741,6 @@ class ContextTransfer:
     consumed_at: datetime | None
     failure_reason: str | None
     as_of: strawberry.Private[Instant | None] = None
-
-    @classmethod
-    def of(cls, node: models.TransferNode, as_of: Instant | None = None) -> ContextTransfer:
-        return from_model(cls, node, node=node, as_of=as_of)
 
     @strawberry.field
     def source_point(self) -> SourcePoint:

@@ -53,20 +53,9 @@ def fork(
 def merge_back(draft: Draft, fork_state: ThreadState, parent: ThreadState) -> TransferNode:
     point, base = points.merge_back_points(fork_state)
     divergence.require_source_kept(fork_state, parent)
-    latest = fork_state.latestCompleted
-    transfer = _transfer(
-        draft,
-        TransferType.MERGE_BACK,
-        fork_state.thread.id,
-        parent.thread.id,
-        point,
-        Actor.USER,
-        base=base,
-        source_provider=latest.provider if latest else None,
+    return _deliver_to_parent(
+        draft, TransferType.MERGE_BACK, fork_state, parent, point, Actor.USER, base=base
     )
-    older = points.superseded_by_new(parent, TransferType.MERGE_BACK, fork_state.thread.id)
-    _deliver_to_parent(draft, transfer, older)
-    return transfer
 
 
 @dataclass(frozen=True)
@@ -146,20 +135,10 @@ def complete_subagent(
     if not result.strip():
         raise invalid("A subagent result cannot be empty.")
     points.require_subagent(child)
-    latest = child.latestCompleted
-    transfer = _transfer(
-        draft,
-        TransferType.SUBAGENT_RESULT,
-        child.thread.id,
-        parent.thread.id,
-        points.latest_point(child),
-        Actor.AGENT,
-        source_provider=latest.provider if latest else None,
-        payload=result,
+    point = points.latest_point(child)
+    return _deliver_to_parent(
+        draft, TransferType.SUBAGENT_RESULT, child, parent, point, Actor.AGENT, payload=result
     )
-    older = points.superseded_by_new(parent, TransferType.SUBAGENT_RESULT, child.thread.id)
-    _deliver_to_parent(draft, transfer, older)
-    return transfer
 
 
 # ---- shared steps ------------------------------------------------------------------
@@ -247,9 +226,32 @@ def _spawn(
     )
 
 
-def _deliver_to_parent(draft: Draft, transfer: TransferNode, superseded: list[str]) -> None:
-    """A merge-back or subagent result, pending for the parent's next run; it replaces the
-    pending ones from the same source (`superseded`), logged on the parent."""
+def _deliver_to_parent(
+    draft: Draft,
+    kind: TransferType,
+    child: ThreadState,
+    parent: ThreadState,
+    point: SourcePoint,
+    actor: Actor,
+    *,
+    base: SourcePoint | None = None,
+    payload: str | None = None,
+) -> TransferNode:
+    """A merge-back or subagent result from `child`, pending for the parent's next run; it
+    replaces the pending ones of its kind from the same child, logged on the parent."""
+    latest = child.latestCompleted
+    transfer = _transfer(
+        draft,
+        kind,
+        child.thread.id,
+        parent.thread.id,
+        point,
+        actor,
+        base=base,
+        source_provider=latest.provider if latest else None,
+        payload=payload,
+    )
+    superseded = points.superseded_by_new(parent, kind, child.thread.id)
     draft.transfer(transfer)
     created = events.TransferCreated(
         transferId=transfer.id,
@@ -261,6 +263,7 @@ def _deliver_to_parent(draft: Draft, transfer: TransferNode, superseded: list[st
     for ident in superseded:
         transitions.supersede_transfer(draft, transfer.targetThreadId, ident, by=transfer.id)
     draft.event(transfer.sourceThreadId, created)
+    return transfer
 
 
 def _open_child(

@@ -16,6 +16,7 @@ import pytest
 from graph.errors import ErrorCode, ThreadlineError
 from graph.store import Store, Tx
 from tests.support.direct import create_thread
+from tests.support.graphql import connect_test_store
 
 # A Bolt COMMIT message: chunk of 2 bytes, a struct with no fields and signature 0x12.
 COMMIT = b"\x00\x02\xb0\x12\x00\x00"
@@ -85,6 +86,16 @@ async def cutter(neo4j_uri: str) -> AsyncIterator[CommitCutter]:
         yield proxy
 
 
+@pytest.fixture
+async def proxied(cutter: CommitCutter, clean_store: Store) -> AsyncIterator[Store]:
+    """A store whose Bolt traffic goes through `cutter` (on a clean database)."""
+    store = connect_test_store(f"bolt://127.0.0.1:{cutter.port}", timeout_s=5.0)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
 async def exists(store: Store, thread_id: str) -> bool:
     async def work(tx: Tx) -> bool:
         return bool(await tx.rows("thread/by_ids", ids=[thread_id], workspace="default"))
@@ -93,31 +104,23 @@ async def exists(store: Store, thread_id: str) -> bool:
 
 
 async def test_a_lost_commit_answer_is_unknown_without_a_command_id(
-    cutter: CommitCutter, clean_store: Store
+    cutter: CommitCutter, proxied: Store, clean_store: Store
 ) -> None:
-    proxied = Store.connect(f"bolt://127.0.0.1:{cutter.port}", None, timeout_s=5.0)
-    try:
-        cutter.armed = True
-        with pytest.raises(ThreadlineError) as raised:
-            await create_thread(proxied, "default", "lost", "lost-answer")
-        assert cutter.cuts == 1
-        assert raised.value.code is ErrorCode.UNAVAILABLE
-        assert raised.value.extensions["outcome"] == "UNKNOWN"
-        assert await exists(clean_store, "lost-answer"), "the commit did reach Neo4j"
-    finally:
-        await proxied.close()
+    cutter.armed = True
+    with pytest.raises(ThreadlineError) as raised:
+        await create_thread(proxied, "default", "lost", "lost-answer")
+    assert cutter.cuts == 1
+    assert raised.value.code is ErrorCode.UNAVAILABLE
+    assert raised.value.extensions["outcome"] == "UNKNOWN"
+    assert await exists(clean_store, "lost-answer"), "the commit did reach Neo4j"
 
 
 async def test_a_lost_commit_answer_is_resolved_with_a_command_id(
-    cutter: CommitCutter, clean_store: Store
+    cutter: CommitCutter, proxied: Store
 ) -> None:
-    proxied = Store.connect(f"bolt://127.0.0.1:{cutter.port}", None, timeout_s=5.0)
-    try:
-        cutter.armed = True
-        created = await create_thread(proxied, "default", "lost", "resolved", "cmd-lost")
-        assert cutter.cuts == 1
-        assert created.id == "resolved"
-        again = await create_thread(proxied, "default", "lost", "resolved", "cmd-lost")
-        assert again == created, "the receipt answers the committed result"
-    finally:
-        await proxied.close()
+    cutter.armed = True
+    created = await create_thread(proxied, "default", "lost", "resolved", "cmd-lost")
+    assert cutter.cuts == 1
+    assert created.id == "resolved"
+    again = await create_thread(proxied, "default", "lost", "resolved", "cmd-lost")
+    assert again == created, "the receipt answers the committed result"

@@ -252,28 +252,34 @@ async def test_a_summary_settled_while_the_call_was_out_stays_settled(
     assert await events(cgql, thread, "handoff.summarized") == []
 
 
+CUT_REQUEST = StartRequest(provider="claude", input="Now add the tests")
+
+
+async def cut_start(
+    store: Store, chat: ChatServer, thread: str, command_id: str | None, args: dict[str, Any]
+) -> StartOutcome:
+    """A CONFIGURED start's first transaction, as the service makes it, then nothing: a
+    crash before the summarizer is asked."""
+    caller = Caller(
+        "default", registry_from_toml(None), StalenessPolicy(), configured(chat).summary_policy()
+    )
+    return await receipts.run_once(
+        store,
+        "default",
+        command_id,
+        "startRun",
+        args,
+        StartOutcome,
+        lambda tx: runs.start_run(tx, caller, thread, CUT_REQUEST, SummarySource.CONFIGURED),
+    )
+
+
 async def test_a_start_cut_between_its_transactions_is_finished_by_a_replay(
     cgql: GraphQLClient, chat: ChatServer, clean_store: Store
 ) -> None:
     thread = await codex_history(cgql)
-    # The start's first transaction, as the service makes it, then nothing: a crash.
-    request = StartRequest(provider="claude", input="Now add the tests")
-    caller = Caller(
-        "default",
-        registry_from_toml(None),
-        StalenessPolicy(),
-        configured(chat).summary_policy(),
-    )
-    args = {"threadId": thread, **request.model_dump(), "summarySource": "CONFIGURED"}
-    cut = await receipts.run_once(
-        clean_store,
-        "default",
-        "cut-1",
-        "startRun",
-        args,
-        StartOutcome,
-        lambda tx: runs.start_run(tx, caller, thread, request, SummarySource.CONFIGURED),
-    )
+    args = {"threadId": thread, **CUT_REQUEST.model_dump(), "summarySource": "CONFIGURED"}
+    cut = await cut_start(clean_store, chat, thread, "cut-1", args)
     [left] = cut.handoffs
     assert left.status == "PENDING" and chat.total == 0
     assert (await handoff(cgql, left.id))["status"] == "PENDING"
@@ -291,20 +297,7 @@ async def test_a_start_cut_between_its_transactions_is_settled_by_a_start_failur
     cgql: GraphQLClient, chat: ChatServer, clean_store: Store
 ) -> None:
     thread = await codex_history(cgql)
-    request = StartRequest(provider="claude", input="Now add the tests")
-    caller = Caller(
-        "default", registry_from_toml(None), StalenessPolicy(), configured(chat).summary_policy()
-    )
-
-    cut = await receipts.run_once(
-        clean_store,
-        "default",
-        None,
-        "startRun",
-        {},
-        StartOutcome,
-        lambda tx: runs.start_run(tx, caller, thread, request, SummarySource.CONFIGURED),
-    )
+    cut = await cut_start(clean_store, chat, thread, None, {})
     busy = await cgql.error(
         'mutation($t: ID!) { startRun(threadId: $t, provider: "codex", input: "x") { strategy } }',
         t=thread,

@@ -104,6 +104,11 @@ class Workspace:
         self.ids.setdefault(kind, set()).add(ident)
         return ident
 
+    async def make(self, kind: str, query: str, **variables: Any) -> str:
+        """A mutation whose one field answers a `kind` node's `{ id }`: that id, owned."""
+        [made] = (await self(query, **variables)).values()
+        return self.own(kind, made["id"])
+
     def all_ids(self) -> set[str]:
         return set().union(*self.ids.values())
 
@@ -143,35 +148,34 @@ async def scenario(ws: Workspace, other_fork: Callable[[], str]) -> AsyncIterato
     yield
     await ws.run(SHARED, "claude", "three", "claude-native")
     yield
-    fork = ws.own("thread", (await ws(FORK, t=SHARED, r=first["run"]["id"]))["forkThread"]["id"])
+    fork = await ws.make("thread", FORK, t=SHARED, r=first["run"]["id"])
     ws.ids["fork"] = {fork}
     yield
     await ws.run(fork, "codex", "explore", "codex-fork")
-    merge = await ws("mutation($f: ID!) { mergeBack(forkThreadId: $f) { id } }", f=fork)
-    ws.own("transfer", merge["mergeBack"]["id"])
+    await ws.make("transfer", "mutation($f: ID!) { mergeBack(forkThreadId: $f) { id } }", f=fork)
     yield
     parent = (await ws(START, t=SHARED, p="codex", i="four"))["startRun"]
     ws.remember_start(parent)
     parent_run = parent["run"]["id"]
-    spawned = await ws(
+    child = await ws.make(
+        "thread",
         'mutation($r: ID!) { spawnSubagent(parentRunId: $r, task: "look", provider: "claude")'
         " { id } }",
         r=parent_run,
     )
-    child = ws.own("thread", spawned["spawnSubagent"]["id"])
-    native = await ws(
+    await ws.make(
+        "thread",
         'mutation($r: ID!) { recordNativeSubagent(parentRunId: $r, provider: "codex", '
         'nativeRef: "sub-native") { id } }',
         r=parent_run,
     )
-    ws.own("thread", native["recordNativeSubagent"]["id"])
     yield
     await ws.run(child, "claude", "sub work", "claude-sub")
-    result = await ws(
+    await ws.make(
+        "transfer",
         'mutation($c: ID!) { completeSubagent(childThreadId: $c, result: "found it") { id } }',
         c=child,
     )
-    ws.own("transfer", result["completeSubagent"]["id"])
     await ws(COMPLETE, runId=parent_run, turn="turn-4", items=ITEMS, checkpoint=None)
     yield
     failing = (await ws(START, t=SHARED, p="claude", i="five"))["startRun"]
@@ -189,16 +193,15 @@ async def scenario(ws: Workspace, other_fork: Callable[[], str]) -> AsyncIterato
     )
     yield
     handoff = restarted["reportStartFailure"]["handoffs"][0]["id"]
-    regenerated = await ws(
-        "mutation($h: ID!) { regenerateHandoff(handoffId: $h) { id } }", h=handoff
+    newer = await ws.make(
+        "handoff", "mutation($h: ID!) { regenerateHandoff(handoffId: $h) { id } }", h=handoff
     )
-    newer = ws.own("handoff", regenerated["regenerateHandoff"]["id"])
-    submitted = await ws(
+    await ws.make(
+        "handoff",
         'mutation($h: ID!) { submitHandoffSummary(handoffId: $h, summaryText: "by hand", '
         'createdByProvider: "claude") { id } }',
         h=newer,
     )
-    ws.own("handoff", submitted["submitHandoffSummary"]["id"])
     await ws('mutation { requestCleanContext(threadId: "shared") { id } }')
     yield
     await ws('mutation { rollbackThread(threadId: "shared", toRunOrdinal: 3) { thread { id } } }')

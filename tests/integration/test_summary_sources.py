@@ -22,6 +22,7 @@ from tests.support.summaries import (
     handoff,
     run_status,
     start,
+    waiting_start,
 )
 
 TIGHT_BUDGET = 400  # tokens: gemini in these tests' providers file
@@ -60,9 +61,7 @@ async def test_local_is_the_default_and_records_its_provenance(gql: GraphQLClien
 async def test_the_leaving_provider_writes_the_summary_the_run_waits_for(
     gql: GraphQLClient,
 ) -> None:
-    thread = await codex_history(gql)
-    started = await start(gql, thread, "claude", "LEAVING_PROVIDER")
-    [waiting] = started["handoffs"]
+    thread, started, waiting = await waiting_start(gql, "claude", "LEAVING_PROVIDER")
     assert (waiting["status"], waiting["summarySource"]) == ("PENDING", "LEAVING_PROVIDER")
     assert (waiting["summaryText"], waiting["generationMs"]) == ("", None)
     assert started["run"]["status"] == "STARTING" and started["contextText"] is None
@@ -104,9 +103,7 @@ async def test_a_summary_empty_or_over_the_budget_is_refused_and_nothing_changes
     gql_with: GraphQLClient,
 ) -> None:
     gql = gql_with
-    thread = await codex_history(gql)
-    started = await start(gql, thread, "gemini", "LEAVING_PROVIDER")
-    [waiting] = started["handoffs"]
+    _, started, waiting = await waiting_start(gql, "gemini", "LEAVING_PROVIDER")
     for text in ("", "  \n ", "x" * (TIGHT_BUDGET * 4 + 1)):
         error = await gql.error(SUBMIT, id=waiting["id"], text=text, by="codex")
         assert error["extensions"]["code"] == "INVALID_INPUT", text
@@ -162,9 +159,7 @@ async def test_a_failed_provider_summary_falls_back_to_a_new_local_handoff(
 ) -> None:
     twin = await codex_history(gql, "twin")
     local = (await start(gql, twin, "claude", "LOCAL"))["handoffs"][0]
-    thread = await codex_history(gql)
-    started = await start(gql, thread, "claude", "LEAVING_PROVIDER")
-    [waiting] = started["handoffs"]
+    thread, started, waiting = await waiting_start(gql, "claude", "LEAVING_PROVIDER")
     reason = "codex could not summarise: context window exceeded"
 
     again = (await gql(FAIL_START, runId=started["run"]["id"], reason=reason))["reportStartFailure"]
@@ -229,9 +224,7 @@ async def test_a_failed_summary_can_be_asked_of_the_other_provider(gql: GraphQLC
 async def test_regenerating_a_pending_handoff_fills_it_with_the_local_summary(
     gql: GraphQLClient,
 ) -> None:
-    thread = await codex_history(gql)
-    started = await start(gql, thread, "claude", "ENTERING_PROVIDER")
-    [waiting] = started["handoffs"]
+    _, _, waiting = await waiting_start(gql, "claude", "ENTERING_PROVIDER")
     regenerated = await gql(
         "mutation($id: ID!) { regenerateHandoff(handoffId: $id) { id status } }", id=waiting["id"]
     )
@@ -242,9 +235,7 @@ async def test_regenerating_a_pending_handoff_fills_it_with_the_local_summary(
 
 
 async def test_a_pending_handoff_blocks_nothing_on_other_threads(gql: GraphQLClient) -> None:
-    waiting_thread = await codex_history(gql)
-    started = await start(gql, waiting_thread, "claude", "LEAVING_PROVIDER")
-    [waiting] = started["handoffs"]
+    waiting_thread, started, waiting = await waiting_start(gql, "claude", "LEAVING_PROVIDER")
 
     other = await new_thread(gql, "other")
     for provider in ("codex", "claude", "codex"):

@@ -17,14 +17,14 @@ from graph import queries
 from graph.store import Store
 
 
-def connect_test_store(neo4j_uri: str) -> Store:
+def connect_test_store(neo4j_uri: str, timeout_s: float = 30.0) -> Store:
     user, password = (
         os.environ.get("THREADLINE_TEST_NEO4J_USER", "neo4j"),
         os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD"),
     )
     # A loaded box can hold one transaction for seconds; the bound itself is tested with
-    # stores of its own (test_store_bounds, test_commit_lost), not by every test.
-    return Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=30.0)
+    # stores of shorter bounds (test_store_bounds, test_commit_lost), not by every test.
+    return Store.connect(neo4j_uri, (user, password) if password else None, timeout_s=timeout_s)
 
 
 async def wipe(store: Store) -> None:

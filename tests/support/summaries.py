@@ -106,6 +106,17 @@ async def start(
     return started
 
 
+async def waiting_start(
+    gql: GraphQLClient, provider: str, source: str
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """A switch from codex_history to `provider` whose run waits for `source`'s summary:
+    the thread, the start's answer and its one (PENDING) handoff."""
+    thread = await codex_history(gql)
+    started = await start(gql, thread, provider, source)
+    [waiting] = started["handoffs"]
+    return thread, started, waiting
+
+
 async def handoff(gql: GraphQLClient, ident: str) -> dict[str, Any]:
     found: dict[str, Any] = (await gql(HANDOFF, id=ident))["handoff"]
     return found

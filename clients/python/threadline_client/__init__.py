@@ -42,12 +42,10 @@ from .exceptions import (
     GraphQLClientHttpError,
     GraphQLClientInvalidResponseError,
 )
-from .fork_thread import (
-    ForkThread,
-    ForkThreadForkThread,
-    ForkThreadForkThreadIncomingTransfers,
-)
+from .fork_thread import ForkThread, ForkThreadForkThread
 from .fragments import (
+    Opened,
+    OpenedIncomingTransfers,
     Started,
     StartedConsumedTransfers,
     StartedHandoffs,
@@ -70,7 +68,6 @@ from .merge_back import MergeBack, MergeBackMergeBack
 from .record_native_subagent import (
     RecordNativeSubagent,
     RecordNativeSubagentRecordNativeSubagent,
-    RecordNativeSubagentRecordNativeSubagentIncomingTransfers,
     RecordNativeSubagentRecordNativeSubagentProviderThreads,
 )
 from .report_start_failure import (
@@ -82,11 +79,7 @@ from .rollback_thread import (
     RollbackThreadRollbackThread,
     RollbackThreadRollbackThreadRolledBackRuns,
 )
-from .spawn_subagent import (
-    SpawnSubagent,
-    SpawnSubagentSpawnSubagent,
-    SpawnSubagentSpawnSubagentIncomingTransfers,
-)
+from .spawn_subagent import SpawnSubagent, SpawnSubagentSpawnSubagent
 from .start_run import StartRun, StartRunStartRun
 from .thread_items import (
     ThreadItems,
@@ -117,7 +110,6 @@ __all__ = [
     "FileDiffStatInput",
     "ForkThread",
     "ForkThreadForkThread",
-    "ForkThreadForkThreadIncomingTransfers",
     "GraphQLClientError",
     "GraphQLClientGraphQLError",
     "GraphQLClientGraphQLMultiError",
@@ -134,11 +126,12 @@ __all__ = [
     "LineageDirection",
     "MergeBack",
     "MergeBackMergeBack",
+    "Opened",
+    "OpenedIncomingTransfers",
     "ProviderAction",
     "ProviderThreadStatus",
     "RecordNativeSubagent",
     "RecordNativeSubagentRecordNativeSubagent",
-    "RecordNativeSubagentRecordNativeSubagentIncomingTransfers",
     "RecordNativeSubagentRecordNativeSubagentProviderThreads",
     "ReportStartFailure",
     "ReportStartFailureReportStartFailure",
@@ -153,7 +146,6 @@ __all__ = [
     "SourcePointInput",
     "SpawnSubagent",
     "SpawnSubagentSpawnSubagent",
-    "SpawnSubagentSpawnSubagentIncomingTransfers",
     "StalenessSignal",
     "StartRun",
     "StartRunStartRun",

@@ -270,10 +270,14 @@ class ThreadlineClient(AsyncBaseClient):
                 title: $title
                 commandId: $commandId
               ) {
+                ...Opened
+              }
+            }
+
+            fragment Opened on Thread {
+              id
+              incomingTransfers {
                 id
-                incomingTransfers {
-                  id
-                }
               }
             }
             """)
@@ -328,10 +332,14 @@ class ThreadlineClient(AsyncBaseClient):
                 provider: $provider
                 commandId: $commandId
               ) {
+                ...Opened
+              }
+            }
+
+            fragment Opened on Thread {
+              id
+              incomingTransfers {
                 id
-                incomingTransfers {
-                  id
-                }
               }
             }
             """)
@@ -365,13 +373,17 @@ class ThreadlineClient(AsyncBaseClient):
                 title: $title
                 commandId: $commandId
               ) {
-                id
-                incomingTransfers {
-                  id
-                }
+                ...Opened
                 providerThreads {
                   id
                 }
+              }
+            }
+
+            fragment Opened on Thread {
+              id
+              incomingTransfers {
+                id
               }
             }
             """)

@@ -1,22 +1,12 @@
 from pydantic import Field
 
 from .base_model import BaseModel
+from .fragments import Opened
 
 
 class ForkThread(BaseModel):
     fork_thread: "ForkThreadForkThread" = Field(alias="forkThread")
 
 
-class ForkThreadForkThread(BaseModel):
-    id: str
-    incoming_transfers: list["ForkThreadForkThreadIncomingTransfers"] = Field(
-        alias="incomingTransfers"
-    )
-
-
-class ForkThreadForkThreadIncomingTransfers(BaseModel):
-    id: str
-
-
+ForkThreadForkThread = Opened
 ForkThread.model_rebuild()
-ForkThreadForkThread.model_rebuild()

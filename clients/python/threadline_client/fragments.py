@@ -14,6 +14,17 @@ from .enums import (
 )
 
 
+class Opened(BaseModel):
+    id: str
+    incoming_transfers: list["OpenedIncomingTransfers"] = Field(
+        alias="incomingTransfers"
+    )
+
+
+class OpenedIncomingTransfers(BaseModel):
+    id: str
+
+
 class Started(BaseModel):
     run: "StartedRun"
     strategy: StartStrategy
@@ -51,4 +62,5 @@ class StartedConsumedTransfers(BaseModel):
     )
 
 
+Opened.model_rebuild()
 Started.model_rebuild()

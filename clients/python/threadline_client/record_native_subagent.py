@@ -1,6 +1,10 @@
 from pydantic import Field
 
 from .base_model import BaseModel
+from .fragments import (
+    Opened,
+    OpenedIncomingTransfers,  # noqa: F401
+)
 
 
 class RecordNativeSubagent(BaseModel):
@@ -9,18 +13,10 @@ class RecordNativeSubagent(BaseModel):
     )
 
 
-class RecordNativeSubagentRecordNativeSubagent(BaseModel):
-    id: str
-    incoming_transfers: list[
-        "RecordNativeSubagentRecordNativeSubagentIncomingTransfers"
-    ] = Field(alias="incomingTransfers")
+class RecordNativeSubagentRecordNativeSubagent(Opened):
     provider_threads: list[
         "RecordNativeSubagentRecordNativeSubagentProviderThreads"
     ] = Field(alias="providerThreads")
-
-
-class RecordNativeSubagentRecordNativeSubagentIncomingTransfers(BaseModel):
-    id: str
 
 
 class RecordNativeSubagentRecordNativeSubagentProviderThreads(BaseModel):

@@ -1,22 +1,12 @@
 from pydantic import Field
 
 from .base_model import BaseModel
+from .fragments import Opened
 
 
 class SpawnSubagent(BaseModel):
     spawn_subagent: "SpawnSubagentSpawnSubagent" = Field(alias="spawnSubagent")
 
 
-class SpawnSubagentSpawnSubagent(BaseModel):
-    id: str
-    incoming_transfers: list["SpawnSubagentSpawnSubagentIncomingTransfers"] = Field(
-        alias="incomingTransfers"
-    )
-
-
-class SpawnSubagentSpawnSubagentIncomingTransfers(BaseModel):
-    id: str
-
-
+SpawnSubagentSpawnSubagent = Opened
 SpawnSubagent.model_rebuild()
-SpawnSubagentSpawnSubagent.model_rebuild()
