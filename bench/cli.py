@@ -108,11 +108,18 @@ def bench(
 
 def main() -> None:
     """`python -m bench [options]` is the benchmark; `python -m bench fairness [options]` the
-    fairness benchmark of the rate limit (bench/fairness.py)."""
+    fairness benchmark of the rate limit (bench/fairness.py), `python -m bench family
+    [options]` the large-family benchmark of the lineage query and page (bench/family.py)."""
     if sys.argv[1:2] == ["fairness"]:
         from bench.fairness import fairness
 
         del sys.argv[1]
         typer.run(fairness)
+        return
+    if sys.argv[1:2] == ["family"]:
+        from bench.family import family
+
+        del sys.argv[1]
+        typer.run(family)
         return
     typer.run(bench)
