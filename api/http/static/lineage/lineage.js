@@ -159,19 +159,25 @@ async function draw(thread, ticket = ++drawing) {
     return false;
   }
   if (ticket !== drawing) return false;
-  cy.timings.queried = performance.now();
+  const mark = (name) => (cy.timings[name] = performance.now());
+  mark("queried");
   groups = view.groups;
   cy.elements().remove();
   const nodes = view.nodes.map((n) => ({ ...n, thread: boxes.get(n.thread.id) ?? bare(n.thread) }));
   const { elements, place } = familyElements({ ...view, nodes }, thread, limited, groups);
+  mark("elements");
   cy.add(elements);
+  mark("added");
   // Parents above children: siblings side by side use the page's width and generations its
   // height (laid out left to right, a family filled a thin strip across the middle).
   const layout = { name: "dagre", rankDir: "TB", nodeSep: 30, rankSep: 70, animate: false };
   cy.elements(`${BOXES}, [kind='lineage'], [kind='${GROUPED}']`).layout(layout).run();
+  mark("laidOut");
   alignRankTops(cy.nodes(BOXES));
   place(cy);
+  mark("placed");
   routeEdges(cy);
+  mark("routed");
   fit();
   legend();
   setState("ready");
