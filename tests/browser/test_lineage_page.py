@@ -564,6 +564,11 @@ async def test_a_large_family_is_drawn_in_part_and_a_group_opens_on_click(
     await tab.screenshot("lineage-wide-collapsed")
 
     group = next(g for g in groups if g["parent"] == parents[0])
+    # The family is wider than the window: bring the group into view, then click it.
+    await page.evaluate(
+        "(id) => window.threadlineGraph.center(window.threadlineGraph.getElementById(id))",
+        group["id"],
+    )
     await click_element(page, group["id"])
     await page.wait_for_function(
         "(id) => !window.threadlineGraph.collapsed().some((g) => g.id === id)", arg=group["id"]

@@ -292,10 +292,12 @@ function legend() {
 
 cy.on("tap", "node, edge", (event) => show(event.target));
 // A group box opens: every child of its thread is drawn (each may bring groups of its own).
-cy.on("tap", "node[kind='group']", (event) => {
-  expanded.add(event.target.data("ref"));
+cy.on("tap", "node[kind='group']", async (event) => {
+  const parent = event.target.data("ref");
+  expanded.add(parent);
   setState("loading", t("loading"));
-  draw(settings().thread);
+  // The thread opened stays in view, its children under it (the family may be far wider).
+  if (await draw(settings().thread)) cy.center(cy.getElementById(parent));
 });
 cy.on("dbltap", "node[kind='thread'], node[kind='title']", (event) => go({ thread: event.target.data("ref") }));
 // The full text of what is under the pointer (a title cut to two lines, a lane's label) as
