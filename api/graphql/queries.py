@@ -59,9 +59,7 @@ class Query:
         "Threads by id, in the order asked; null for an id the workspace does not hold. At "
         "most the page size of ids (the lineage page asks for the boxes it draws)."
     )
-    async def threads_by_id(
-        self, info: Info, ids: list[strawberry.ID]
-    ) -> list[t.Thread | None]:
+    async def threads_by_id(self, info: Info, ids: list[strawberry.ID]) -> list[t.Thread | None]:
         most = info.context.settings.max_page_size
         if len(ids) > most:
             raise invalid(f"threadsById takes at most {most} ids, got {len(ids)}.")

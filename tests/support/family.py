@@ -111,7 +111,7 @@ class WideFamily:
 
 
 async def seed_wide_family(gql: GraphQLClient, parents: int, forks_each: int) -> WideFamily:
-    """1 + parents + parents × forks_each threads through the API; the leaves have no runs
+    """1 + parents + parents * forks_each threads through the API; the leaves have no runs
     (a fork needs a run of its source, nothing more), so seeding stays a request a thread."""
     root = await new_thread(gql, "wide root")
     first = (await run_once(gql, root, "codex", "plan the work"))["run"]["id"]
