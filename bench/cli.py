@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import sys
 from pathlib import Path
 
@@ -106,20 +107,21 @@ def bench(
         raise typer.Exit(2)
 
 
+# The other benchmarks, by their first argument: each is the function of that name in
+# bench/<name>.py, imported only when chosen.
+OTHER_BENCHMARKS = {
+    "fairness": "one workspace floods, another makes its normal calls",
+    "subscriptions": "many live subscribers on one API process",
+    "family": "the lineage query and page on a 2,000-thread family",
+}
+
+
 def main() -> None:
-    """`python -m bench [options]` is the benchmark; `python -m bench fairness [options]` the
-    fairness benchmark of the rate limit (bench/fairness.py); `python -m bench
-    subscriptions [options]` many live subscribers on one API (bench/subscriptions.py)."""
-    if sys.argv[1:2] == ["fairness"]:
-        from bench.fairness import fairness
-
-        del sys.argv[1]
-        typer.run(fairness)
+    """`python -m bench [options]` is the benchmark; `python -m bench NAME [options]` one of
+    OTHER_BENCHMARKS."""
+    name = sys.argv[1] if len(sys.argv) > 1 else ""
+    if name not in OTHER_BENCHMARKS:
+        typer.run(bench)
         return
-    if sys.argv[1:2] == ["subscriptions"]:
-        from bench.subscriptions import subscriptions
-
-        del sys.argv[1]
-        typer.run(subscriptions)
-        return
-    typer.run(bench)
+    del sys.argv[1]
+    typer.run(getattr(importlib.import_module(f"bench.{name}"), name))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,6 +145,7 @@ class Cycle:
     start: Timed
     attach: Timed
     complete: Timed
+    run_id: str = ""
 
     @property
     def seconds(self) -> float:
@@ -165,8 +167,11 @@ class ServiceThread:
         data = await gql(CREATE_THREAD, title=title, commandId=command_id(rng))
         return cls(gql, str(data["createThread"]["id"]), rng)
 
-    async def cycle(self, count_round_trips: bool = False) -> Cycle:
-        """startRun → attachNativeThread → completeRun; each timed on its own."""
+    async def cycle(
+        self, count_round_trips: bool = False, during: Callable[[str], Awaitable[Any]] | None = None
+    ) -> Cycle:
+        """startRun → attachNativeThread → completeRun; each timed on its own. `during` is
+        called with the run's id while it is in progress (to spawn subagents from it)."""
         provider = provider_at(self.ordinal + 1)
         said = content.run_content(self.rng, self.ordinal + 1, self.thread_id[-8:])
         started, start = await self._timed(
@@ -191,6 +196,8 @@ class ServiceThread:
             mode=HISTORY_MODES[provider],
             commandId=command_id(self.rng),
         )
+        if during is not None:
+            await during(run["id"])
         _, complete = await self._timed(
             count_round_trips,
             COMPLETE,
@@ -200,7 +207,7 @@ class ServiceThread:
             checkpoint=said.checkpoint,
             commandId=command_id(self.rng),
         )
-        return Cycle(self.ordinal, resolution["strategy"], start, attach, complete)
+        return Cycle(self.ordinal, resolution["strategy"], start, attach, complete, run["id"])
 
     async def _timed(
         self, count: bool, query: str, **variables: Any

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pytest
 from playwright.async_api import Browser, Page
 
-from tests.browser.conftest import Demo, Secured, Tab, host_of, open_tab
+from tests.browser.conftest import DB_TIMEOUT_S, Demo, Secured, Tab, host_of, open_tab
+from tests.support.family import WideFamily, seed_wide_family
+from tests.support.graphql import GraphQLClient
 from tests.support.layout import Box, overlaps, polyline_crosses
-from tests.support.steps import new_thread, run_once, start
+from tests.support.served import serve
+from tests.support.steps import As, new_thread, run_once, start, tokens_file
 
 READY = "body[data-state='ready']"
 READABLE_PX = 11
@@ -493,3 +499,83 @@ async def test_with_a_tokens_file_the_picker_sends_the_token(
     assert set(demo.family.threads.values()) <= set(await listed(page))
     assert tab.authorizations[-1] == f"Bearer {secured_api.token}"
     stays_home(tab, secured_api.base)
+
+
+@dataclass
+class Wide:
+    base: str
+    token: str
+    family: WideFamily
+
+
+@pytest.fixture(scope="module")
+async def wide(
+    demo: Demo, neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Wide]:
+    """A family of 325 threads (a root, 4 forks, 80 forks under each) in a workspace of its
+    own, after the demo's (so the demo's wipe comes first and its lists stay as they are)."""
+    folder = tmp_path_factory.mktemp("wide")
+    token = secrets.token_urlsafe(24)
+    tokens = str(tokens_file(folder, {token: ("wide", "write")}))
+    for base in serve(
+        neo4j_uri, folder, TOKENS_FILE=tokens, DB_TIMEOUT_S=DB_TIMEOUT_S, RATE_LIMIT_RPS="0"
+    ):
+        async with httpx.AsyncClient(base_url=base, timeout=120) as http:
+            family = await seed_wide_family(As(GraphQLClient(http), token), 4, 80)
+        yield Wide(base, token, family)
+
+
+async def collapsed(page: Page) -> list[dict[str, Any]]:
+    result: list[dict[str, Any]] = await page.evaluate("window.threadlineGraph.collapsed()")
+    return result
+
+
+def readable(shown: dict[str, Any]) -> None:
+    assert small_labels(shown) == []
+    assert label_overlaps(shown) == []
+    assert overlaps({b["id"]: Box.of(b["box"]) for b in shown["boxes"]}) == []
+    assert edges_across(shown, "labels") == []
+
+
+async def test_a_large_family_is_drawn_in_part_and_a_group_opens_on_click(
+    tab: Tab, wide: Wide
+) -> None:
+    """Beyond a few children per thread (and a budget of boxes) the rest of a family sits in
+    "+N threads" boxes; the focused thread and its path stay drawn; a click draws a group."""
+    page = tab.page
+    await page.context.add_init_script(
+        f"sessionStorage.setItem('threadline.token', {wide.token!r})"
+    )
+    parents = wide.family.children[wide.family.root]
+    deep = wide.family.children[parents[2]][-1]  # the focus, inside a group otherwise
+    await open_lineage(tab, wide.base, f"thread={deep}")
+    focused = await page.evaluate("window.threadline.cy.nodes('.focus').map((n) => n.id())")
+    assert focused == [deep]
+
+    await open_lineage(tab, wide.base, f"thread={wide.family.root}")
+    groups = await collapsed(page)
+    budget = await page.evaluate("window.threadlineGraph.budget")
+    drawn_threads, _ = await drawn(page)
+    assert {g["parent"] for g in groups} == set(parents)
+    assert sum(g["count"] for g in groups) + len(drawn_threads) == wide.family.size
+    assert len(drawn_threads) + len(groups) <= budget
+    assert wide.family.root in drawn_threads and set(parents) <= drawn_threads
+    readable(await screen(page))
+    await tab.screenshot("lineage-wide-collapsed")
+
+    group = next(g for g in groups if g["parent"] == parents[0])
+    # The family is wider than the window: bring the group into view, then click it.
+    await page.evaluate(
+        "(id) => window.threadlineGraph.center(window.threadlineGraph.getElementById(id))",
+        group["id"],
+    )
+    await click_element(page, group["id"])
+    await page.wait_for_function(
+        "(id) => !window.threadlineGraph.collapsed().some((g) => g.id === id)", arg=group["id"]
+    )
+    drawn_threads, _ = await drawn(page)
+    assert set(wide.family.children[parents[0]]) <= drawn_threads
+    assert len(await collapsed(page)) == len(groups) - 1
+    readable(await screen(page))
+    await tab.screenshot("lineage-wide-opened")
+    stays_home(tab, wide.base)

@@ -96,6 +96,25 @@ async def test_lineage_defaults_limits_and_unknown(gql: GraphQLClient) -> None:
     assert family["thread"]["children"] == [{"id": ids["D"]}]
 
 
+BY_ID = """query($ids: [ID!]!) { threadsById(ids: $ids) { id parent { id } } }"""
+
+
+async def test_threads_by_id_answer_in_the_order_asked(gql: GraphQLClient) -> None:
+    """What the lineage page asks for the boxes it draws: null for an id the workspace does
+    not hold, and no more ids than a page holds."""
+    ids, _ = await build_family(gql)
+    asked = [ids["D"], "thr_nobody", ids["R"], ids["D"]]
+    found = (await gql(BY_ID, ids=asked))["threadsById"]
+    assert found == [
+        {"id": ids["D"], "parent": {"id": ids["C"]}},
+        None,
+        {"id": ids["R"], "parent": None},
+        {"id": ids["D"], "parent": {"id": ids["C"]}},
+    ]
+    error = await gql.error(BY_ID, ids=[ids["R"]] * 201)
+    assert error["extensions"]["code"] == "INVALID_INPUT"
+
+
 async def lineage_db_hits(store: Store, thread_id: str) -> int:
     """Database hits of the lineage query, read from Neo4j's own PROFILE."""
     text = "PROFILE " + queries.with_hops("thread/lineage", 10)

@@ -3,11 +3,13 @@ their expectations from (never from Cypher, so the two paths check each other)."
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from tests.support.graphql import GraphQLClient
+from tests.support.steps import new_thread, run_once
 
 FAMILY = """
 query($root: ID!) {
@@ -90,3 +92,43 @@ class Family:
 
 def at(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+FORK_AT = """mutation($id: ID!, $run: ID!, $title: String) {
+  forkThread(sourceThreadId: $id, at: {runId: $run}, title: $title) { id } }"""
+
+
+@dataclass
+class WideFamily:
+    """A root with a few forks (each with a run), each of those with many forks of its own."""
+
+    root: str
+    children: dict[str, list[str]]  # thread → its forks, in the order they were made
+
+    @property
+    def size(self) -> int:
+        return 1 + sum(len(forks) for forks in self.children.values())
+
+
+async def seed_wide_family(gql: GraphQLClient, parents: int, forks_each: int) -> WideFamily:
+    """1 + parents + parents * forks_each threads through the API; the leaves have no runs
+    (a fork needs a run of its source, nothing more), so seeding stays a request a thread."""
+    root = await new_thread(gql, "wide root")
+    first = (await run_once(gql, root, "codex", "plan the work"))["run"]["id"]
+    family = WideFamily(root, {root: []})
+    for n in range(parents):
+        family.children[root].append(await _fork(gql, root, first, f"part {n}"))
+
+    async def grow(n: int, middle: str) -> None:
+        run = (await run_once(gql, middle, "codex", f"part {n}"))["run"]["id"]
+        family.children[middle] = [
+            await _fork(gql, middle, run, f"part {n} try {k}") for k in range(forks_each)
+        ]
+
+    await asyncio.gather(*(grow(n, m) for n, m in enumerate(family.children[root])))
+    family.children = {t: family.children[t] for t in [root, *family.children[root]]}
+    return family
+
+
+async def _fork(gql: GraphQLClient, source: str, run: str, title: str) -> str:
+    return str((await gql(FORK_AT, id=source, run=run, title=title))["forkThread"]["id"])

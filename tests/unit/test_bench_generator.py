@@ -77,3 +77,18 @@ def test_rows_carry_the_workspace_and_gapless_event_sequences() -> None:
         seqs = [event["seq"] for event in row["events"]]
         assert seqs == list(range(1, len(seqs) + 1))
         assert threads[row["threadId"]]["eventSeq"] == len(seqs)
+
+
+def test_the_large_family_shape_is_a_deep_uneven_tree() -> None:
+    """`python -m bench family`: parents before children, depth at most 8, a few threads
+    with many children, and the same tree for the same seed."""
+    from bench.family import MAX_DEPTH, shape
+
+    plan = shape(2000, 7)
+    assert len(plan) == 2000 and plan == shape(2000, 7)
+    assert all(p.parent is not None and p.parent < p.index for p in plan[1:])
+    assert max(p.depth for p in plan) == MAX_DEPTH
+    fan_out = [sum(1 for c in plan if c.parent == p.index) for p in plan]
+    assert max(fan_out) >= 20 and statistics.median(fan_out) <= 1
+    assert {p.kind for p in plan[1:]} == {"FORK", "SUBAGENT"}
+    assert all(p.runs >= 1 for p in plan)

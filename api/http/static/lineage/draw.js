@@ -15,7 +15,10 @@
 // Rows with nothing to show (a thread without runs yet, e.g. an abandoned fork) are left out.
 // Edges carry their label (kind, status, drift) as data; it is drawn only while the edge is
 // hovered or selected, above everything, on a white backing.
-// Every element carries `kind` and `ref` (the GraphQL id the details panel asks about).
+// A "+N threads" group box (collapse.js) stands for threads left out under a parent; it is
+// laid out like a thread box, joined to its parent by a dashed grey edge.
+// Every element carries `kind` and `ref` (the GraphQL id the details panel asks about; a
+// group's is its parent's).
 // Sizes are at zoom 1; FONT is the smallest text, so FONT × zoom is the smallest on screen.
 
 import { t } from "./i18n.js";
@@ -47,6 +50,10 @@ export const STATUS = {
 const RETIRED = new Set(["STALE", "DIVERGENT", "FAILED", "ROLLED_BACK"]);
 export const LIMITED = "#b28704";
 const RUN_CLASSES = { ROLLED_BACK: "rolled", INTERRUPTED: "interrupted" };
+const GROUP = { w: 170, h: 44, font: 13, color: "#607d8b" };
+/** The boxes dagre lays out and edges run between: threads and groups. */
+export const BOXES = "[kind='thread'], [kind='group']";
+export const GROUPED = "grouped"; // the kind of a parent → group edge
 // Paint order (with "z-index-compare: manual"): boxes, then what is inside them, then edges.
 const Z = { box: 0, inner: 1, edge: 2 };
 
@@ -80,6 +87,24 @@ export const STYLE = [
     },
   },
   { selector: "node[kind='thread'].focus", style: { "border-width": 3, "border-color": "#1565c0" } },
+  {
+    selector: "node[kind='group']",
+    style: {
+      shape: "round-rectangle",
+      width: GROUP.w,
+      height: GROUP.h,
+      "z-index": Z.box,
+      "background-color": "#eceff1",
+      "border-width": 2,
+      "border-style": "dashed",
+      "border-color": GROUP.color,
+      label: "data(label)",
+      color: "#37474f",
+      "font-size": GROUP.font,
+      "font-weight": "bold",
+      "text-halign": "center",
+    },
+  },
   {
     // Text blocks wrapped by `lines` below: cytoscape keeps the line breaks given.
     selector: "node[kind='title'], node[kind='opening'], node[kind='back']",
@@ -164,14 +189,16 @@ export const STYLE = [
     },
   },
   { selector: "edge[relationship='SUBAGENT']", style: { "line-style": "dotted", width: 3 } },
+  { selector: `edge[kind='${GROUPED}']`, style: { "line-style": "dashed" } },
   { selector: "edge[kind='transfer']", style: { "line-style": "dashed" } },
   // An edge's own label only on demand: at rest no text sits on or across a line.
   { selector: "edge.hover, edge:selected", style: { label: "data(label)", "z-index": Z.edge + 1 } },
   { selector: ":selected", style: { "overlay-color": "#1565c0", "overlay-opacity": 0.25 } },
 ];
 
-/** The elements of a `lineage` answer, and `place(cy)` to set the inner nodes after layout. */
-export function familyElements(lineage, focus, limited = new Map()) {
+/** The elements of a `lineage` answer (and of the group boxes standing for what it leaves
+ *  out), and `place(cy)` to set the inner nodes after layout. */
+export function familyElements(lineage, focus, limited = new Map(), groups = []) {
   const threads = new Map(lineage.nodes.map((n) => [n.thread.id, { ...n.thread, depth: n.depth }]));
   const elements = [];
   const inner = [];
@@ -191,6 +218,7 @@ export function familyElements(lineage, focus, limited = new Map()) {
     for (const node of box.inner) inner.push({ node, thread: thread.id });
   }
   elements.push(...edges, ...backs.map((b) => transferEdge(b.transfer, b.target)));
+  elements.push(...groups.flatMap(groupElements));
   elements.push(...inner.map((i) => i.node));
   const place = (cy) => {
     for (const { node, thread } of inner) {
@@ -374,6 +402,21 @@ function drift(divergence) {
   else if (divergence.sourceRunsSinceFork.length) parts.push(t("drift", divergence.sourceRunsSinceFork.length));
   if (divergence.unmergedRunOrdinals.length) parts.push(t("unmerged", divergence.unmergedRunOrdinals.length));
   return parts.map((part) => ` · ${part}`).join("");
+}
+
+function groupElements(group) {
+  const label = t("moreThreads", group.count);
+  return [
+    {
+      group: "nodes",
+      data: { id: group.id, kind: "group", ref: group.parent, label, full: `${label} · ${t("groupHint")}` },
+      grabbable: false,
+    },
+    {
+      group: "edges",
+      data: { id: `edge:${group.id}`, kind: GROUPED, source: group.parent, target: group.id, label, color: GROUP.color },
+    },
+  ];
 }
 
 function transferEdge(transfer, target) {

@@ -86,6 +86,8 @@ const STRINGS = {
     sourcePoint: "Source point",
     none: "none",
     nothingCovered: "none",
+    moreThreads: (n) => `+${n.toLocaleString("en")} threads`,
+    groupHint: "A “+N threads” box holds threads of a large family left out of the drawing; click it to draw them.",
   },
   zh: {
     title: "线程谱系",
@@ -171,6 +173,8 @@ const STRINGS = {
     sourcePoint: "源位置",
     none: "无",
     nothingCovered: "无",
+    moreThreads: (n) => `+${n} 个线程`,
+    groupHint: "“+N 个线程”框收起了大家族中未绘出的线程；点击它即可展开。",
   },
 };
 

@@ -1,14 +1,21 @@
 // The lineage page: /lineage?thread=ID[&depth=N&direction=BOTH|ANCESTORS|DESCENDANTS].
-// One query draws the family (family.graphql); a click asks for that element's details.
+// One query reads the family's shape (family.graphql), a second what the drawn boxes show
+// (boxes.graphql); a click asks for that element's details.
 // Without a thread (or with the Threads button) it lists the workspace's threads to pick
 // from, searched by title (threads.graphql).
-// For tests and the curious: window.threadlineGraph is the Cytoscape instance,
+// A large family is drawn in part (collapse.js): what is left out sits in "+N threads"
+// group boxes, and a click on one draws what it holds.
+// For tests and the curious: window.threadlineGraph is the Cytoscape instance, with
+// collapsed() (the group boxes drawn), budget (the boxes drawn before any is opened),
+// renderedAt (when the graph was last drawn) and timings.queried (when the family query
+// answered), times in ms since navigation as performance.now() counts them;
 // window.threadline.graph() is what is drawn, and document.body.dataset.state is
 // loading | ready | empty | token | error.
 
 import { query, token, Unauthenticated } from "./api.js";
+import { BUDGET, visibleFamily } from "./collapse.js";
 import * as details from "./details.js";
-import { familyElements, FONT, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
+import { BOXES, familyElements, FONT, GROUPED, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
 import { t, translate } from "./i18n.js";
 import { picker } from "./picker.js";
 import { alignRankTops, routeEdges } from "./route.js";
@@ -31,6 +38,15 @@ window.threadlineGraph = cy;
 let family = null;
 let limited = new Map(); // provider kind → its usage limit in force
 let asked = 0;
+let boxes = new Map(); // thread id → what its box shows (boxes.graphql), asked once
+const BOX_BATCH = 200; // ids per boxes request: the service's page size
+let drawing = 0; // the latest drawing; an older one that answers late is dropped
+let groups = []; // the "+N threads" boxes drawn
+let expanded = new Set(); // threads whose children the user asked to see, all of them
+const collapsed = () => groups.map((g) => ({ ...g, threads: [...g.threads] }));
+cy.collapsed = collapsed;
+cy.budget = BUDGET;
+cy.timings = {};
 
 window.threadline = {
   cy,
@@ -44,6 +60,7 @@ window.threadline = {
       divergence: e.data("divergence"),
       label: e.data("label"),
     })),
+    groups: collapsed(),
   }),
 };
 
@@ -106,6 +123,10 @@ async function load() {
   threads.show(!thread);
   if (!thread) return setState("empty", t("noThread"));
   setState("loading", t("loading"));
+  groups = [];
+  expanded = new Set();
+  boxes = new Map();
+  const ticket = ++drawing;
   try {
     const answer = await ask("family", { thread, depth, direction });
     family = answer.lineage;
@@ -113,21 +134,59 @@ async function load() {
   } catch (error) {
     return setState("error", t("failed", error.message));
   }
+  cy.timings = { outline: performance.now() };
   if (!family.nodes.length) return setState("empty", t("unknown", thread));
-  const { elements, place } = familyElements(family, thread, limited);
+  if (await draw(thread, ticket)) show(cy.getElementById(thread));
+}
+
+/** What the boxes of these threads show (boxes.graphql), for those not asked yet. */
+async function fetchBoxes(ids) {
+  const missing = ids.filter((id) => !boxes.has(id));
+  const batches = [];
+  for (let i = 0; i < missing.length; i += BOX_BATCH) batches.push(missing.slice(i, i + BOX_BATCH));
+  const answers = await Promise.all(batches.map((batch) => ask("boxes", { ids: batch })));
+  for (const thread of answers.flatMap((a) => a.threadsById)) if (thread) boxes.set(thread.id, thread);
+}
+
+/** Draw what of the family fits (collapse.js), then fit it in view; false when a newer
+ *  drawing started meanwhile (or its boxes could not be read). */
+async function draw(thread, ticket = ++drawing) {
+  const view = visibleFamily(family, thread, expanded);
+  try {
+    await fetchBoxes(view.nodes.map((n) => n.thread.id));
+  } catch (error) {
+    if (ticket === drawing) setState("error", t("failed", error.message));
+    return false;
+  }
+  if (ticket !== drawing) return false;
+  const mark = (name) => (cy.timings[name] = performance.now());
+  mark("queried");
+  groups = view.groups;
+  cy.elements().remove();
+  const nodes = view.nodes.map((n) => ({ ...n, thread: boxes.get(n.thread.id) ?? bare(n.thread) }));
+  const { elements, place } = familyElements({ ...view, nodes }, thread, limited, groups);
+  mark("elements");
   cy.add(elements);
+  mark("added");
   // Parents above children: siblings side by side use the page's width and generations its
   // height (laid out left to right, a family filled a thin strip across the middle).
   const layout = { name: "dagre", rankDir: "TB", nodeSep: 30, rankSep: 70, animate: false };
-  cy.elements("[kind='thread'], [kind='lineage']").layout(layout).run();
-  alignRankTops(cy.nodes("[kind='thread']"));
+  cy.elements(`${BOXES}, [kind='lineage'], [kind='${GROUPED}']`).layout(layout).run();
+  mark("laidOut");
+  alignRankTops(cy.nodes(BOXES));
   place(cy);
+  mark("placed");
   routeEdges(cy);
+  mark("routed");
   fit();
   legend();
-  show(cy.getElementById(thread));
   setState("ready");
+  cy.renderedAt = performance.now();
+  return true;
 }
+
+/** A thread the service no longer finds by id (deleted since the outline): a box, empty. */
+const bare = (thread) => ({ ...thread, parent: null, runs: [], providerThreads: [], incomingTransfers: [], divergence: null });
 
 /** The whole family in view, but no closer than MAX_FIT_ZOOM (fitting one small thread
  *  alone would blow it up to about 4×) and never so far that text gets smaller than
@@ -187,7 +246,7 @@ async function show(element) {
   let content;
   if (kind === "thread" || kind === "title") {
     const node = family.nodes.find((n) => n.thread.id === ref);
-    content = details.threadDetails({ ...node.thread, depth: node.depth }, family);
+    content = details.threadDetails({ ...(boxes.get(ref) ?? bare(node.thread)), depth: node.depth }, family);
   } else if (fetchers[kind] && ref) {
     panel.dataset.kind = "loading";
     content = await fetchers[kind]().catch((error) => [details.h("p", { class: "error" }, t("failed", error.message))]);
@@ -200,7 +259,7 @@ async function show(element) {
 }
 
 function legend() {
-  const providers = [...new Set(family.nodes.flatMap((n) => n.thread.runs.map((r) => r.provider)))];
+  const providers = [...new Set([...boxes.values()].flatMap((thread) => thread.runs.map((r) => r.provider)))];
   const swatch = (color, text, cls = "") =>
     details.h("li", {}, details.h("span", { class: `swatch ${cls}`, style: `--c:${color}` }), text);
   const edges = cy.edges().length
@@ -225,12 +284,21 @@ function legend() {
       swatch("#607d8b", t("handed"), "pale"),
       swatch("#607d8b", t("missing"), "hollow"),
     ]),
+    ...(groups.length ? [details.h("p", { class: "hint" }, t("groupHint"))] : []),
     details.h("h3", {}, t("statuses")),
     details.h("ul", {}, ["READY", "PENDING", "SUPERSEDED", "FAILED"].map((s) => swatch(STATUS[s], s))),
   );
 }
 
 cy.on("tap", "node, edge", (event) => show(event.target));
+// A group box opens: every child of its thread is drawn (each may bring groups of its own).
+cy.on("tap", "node[kind='group']", async (event) => {
+  const parent = event.target.data("ref");
+  expanded.add(parent);
+  setState("loading", t("loading"));
+  // The thread opened stays in view, its children under it (the family may be far wider).
+  if (await draw(settings().thread)) cy.center(cy.getElementById(parent));
+});
 cy.on("dbltap", "node[kind='thread'], node[kind='title']", (event) => go({ thread: event.target.data("ref") }));
 // The full text of what is under the pointer (a title cut to two lines, a lane's label) as
 // the graph's tooltip; an edge shows its own label while hovered.

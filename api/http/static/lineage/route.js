@@ -7,6 +7,8 @@
 // Each box spreads the edges it has on a side along that side, in the order of the boxes at
 // their other ends, so an edge and the merge-back beside it do not draw over each other.
 
+import { BOXES } from "./draw.js";
+
 const SPREAD = 26; // px between two edges' ends on one side of a box
 const STUB = 12; // the straight bits at both ends, so an arrowhead points straight down or up
 
@@ -25,7 +27,7 @@ export function alignRankTops(boxes) {
 
 /** Route every edge between thread boxes; run after alignRankTops and the boxes' contents. */
 export function routeEdges(cy) {
-  const boxes = cy.nodes("[kind='thread']");
+  const boxes = cy.nodes(BOXES);
   const bottoms = new Map(); // a rank's top → its lowest bottom
   boxes.forEach((box) => {
     const key = Math.round(top(box));
