@@ -108,12 +108,9 @@ def bench(
 
 
 # The other benchmarks, by their first argument: each is the function of that name in
-# bench/<name>.py, imported only when chosen.
-OTHER_BENCHMARKS = {
-    "fairness": "one workspace floods, another makes its normal calls",
-    "subscriptions": "many live subscribers on one API process",
-    "family": "the lineage query and page on a 2,000-thread family",
-}
+# bench/<name>.py (fairness of the rate limit, many live subscribers, a 2,000-thread
+# family), imported only when chosen.
+OTHER_BENCHMARKS = ("fairness", "subscriptions", "family")
 
 
 def main() -> None:
