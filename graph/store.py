@@ -369,16 +369,13 @@ class Store:
         return True
 
     async def _forget_plans_if_restarted(self) -> None:
-        """Neo4j's plan cache lives as long as the database: a restart empties it."""
+        """Neo4j's plan cache lives as long as its process: a restart empties it."""
         try:
-            async with asyncio.timeout(WARM_UP_STATEMENT_S):
-                async with self._driver.session(database="system") as session:
-                    result = await session.run(
-                        queries.load("system/last_start"), database=self._database
-                    )
-                    row = await result.single()
+            async with asyncio.timeout(self._timeout_s), self._session() as session:
+                result = await session.run(queries.load("system/last_start"))
+                row = await result.single()
             started = str(row["started"]) if row else None
-        except Neo4jError:  # a user who may not list databases: assume a restart each pass
+        except Neo4jError:  # a user who may not call it: assume a restart each pass
             started = None
         if started is None or started != self._prepared_on:
             self._prepared, self._prepared_on = set(), started

@@ -1,4 +1,4 @@
-// When the database last started: plans Neo4j cached before it are gone. Run on `system`.
-SHOW DATABASES YIELD name, lastStartTime
-WHERE name = $database
-RETURN toString(lastStartTime) AS started
+// When the Neo4j process started (its JVM's start, in ms): plans it cached before are gone.
+// Not SHOW DATABASES' lastStartTime, which a restart after a crash leaves unchanged.
+CALL dbms.queryJmx("java.lang:type=Runtime") YIELD attributes
+RETURN toString(attributes.StartTime.value) AS started
