@@ -202,7 +202,7 @@ class Store:
         # plans Neo4j loses when it restarts, and the warm-up makes again first.
         self._shapes: dict[str, dict[str, Any]] = {}
         self._prepared: set[Prepared] = set()  # planned since Neo4j last started
-        self._prepared_on: str | None = None  # the database's last start they belong to
+        self._prepared_on: str | None = None  # the start of the Neo4j process they belong to
         self._left_when_stopped = -1
         self.round_trips = 0
         # Commands rehearsed at warm-up, rolled back (api/commands/warm_up.py).
