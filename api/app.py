@@ -70,7 +70,8 @@ def load_tokens(settings: Settings) -> TokenBook:
 
 def rate_limits(settings: Settings) -> RateLimits:
     rps = settings.rate_limit_rps
-    return RateLimits(Rate(rps, settings.rate_limit_burst) if rps > 0 else None)
+    rate = Rate(rps, settings.rate_limit_burst) if rps > 0 else None
+    return RateLimits(rate, settings.rate_limit_hold_s)
 
 
 @contextlib.contextmanager

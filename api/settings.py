@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     # `rps` sustained (README "Rate limits"); 0 = no limit.
     rate_limit_rps: float = Field(default=50.0, ge=0)
     rate_limit_burst: int = Field(default=200, ge=1)
+    rate_limit_hold_s: float = Field(
+        default=1.0, ge=0, description="an HTTP 429 is answered after this pause (0: at once)"
+    )
     providers_file: Path | None = None
     graphiql: bool = True
     production: bool = Field(default=False, description="no GraphiQL, no introspection")

@@ -106,6 +106,7 @@ class Tx:
         store has a tracer (only while traces are exported: api/process/telemetry.py)."""
         self._store.round_trips += 1
         self._store.remember_shape(name, text, params)
+        await self._store.planned(name, text, params)
         tracer = self._store.tracer
         if tracer is None:
             return await self._fetch(text, params)
@@ -201,8 +202,8 @@ class Store:
         # Statements as requests ran them, each with its first parameters disguised: the
         # plans Neo4j loses when it restarts, and the warm-up makes again first.
         self._shapes: dict[str, dict[str, Any]] = {}
-        self._prepared: set[Prepared] = set()  # planned since Neo4j last started
-        self._prepared_on: str | None = None  # the start of the Neo4j process they belong to
+        self._prepared: set[Prepared] = set()  # planned since Neo4j last answered
+        self._planning: dict[Prepared, asyncio.Task[None]] = {}  # being planned, once each
         self._left_when_stopped = -1
         self.round_trips = 0
         # Commands rehearsed at warm-up, rolled back (api/commands/warm_up.py).
@@ -251,10 +252,10 @@ class Store:
         return cls(driver, database, timeout_s)
 
     async def close(self) -> None:
-        if self._warming is not None:
-            self._warming.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._warming
+        background = [*self._planning.values(), *([self._warming] if self._warming else [])]
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
         await self._driver.close()
 
     async def read(self, work: TxWork[T]) -> T:
@@ -299,17 +300,49 @@ class Store:
         once, with no parameters, in a transaction that is rolled back; on the first
         warm-up, `rehearsal` then plans the commands a client sends first with their real
         parameter shapes. The warm-up goes on in passes until every statement is planned:
-        what a pass planned is kept unless the database has restarted since.
+        what a pass planned is kept until a connection fails (`_replan`).
         """
         if not self.warm and (self._warming is None or self._warming.done()):
             # In a context of its own: it serves no request, though one may start it.
             self._warming = asyncio.create_task(self._warm(), context=contextvars.Context())
 
     def _replan(self) -> None:
-        """Neo4j may be restarting, to come back with nothing planned: plan again as soon
-        as it answers (statements it still has are passed over)."""
+        """Neo4j may be restarting, to come back with nothing planned: plan everything
+        again as soon as it answers (a plan Neo4j still has takes milliseconds)."""
         self.warm = False
+        self._prepared.clear()
         self.start_warm_up()
+
+    async def planned(self, name: str, text: str, params: dict[str, Any]) -> None:
+        """Until the warm-up has planned every statement, a request's statement is planned
+        by whoever needs it first, and the others wait for that plan (`_plan_once`).
+
+        Neo4j does not share a plan in the making: side by side, every request that needs
+        the statement plans it itself. After a restart a command's write statement takes
+        seconds to plan on a cold server, and planned by every waiting request at once it
+        kept the first write away for 10-20 s (docs/SCALING.md, "After Neo4j restarts").
+        """
+        if self.warm or not queries.is_served(name):
+            return
+        each = Prepared(text, real=True)
+        if each not in self._prepared:
+            await self._plan_once(each, _disguised(params), WARM_UP_STATEMENT_S)
+
+    async def _plan_once(self, each: Prepared, params: dict[str, Any], timeout_s: float) -> None:
+        """Plan `each` (`_alone`), or wait for the planning already under way. The planning
+        outlives a waiter that gives up (its deadline), for the next one to find done."""
+        task = self._planning.get(each)
+        if task is None:
+            planning = self._alone(each.text, params, timeout_s)
+            task = asyncio.create_task(planning, context=contextvars.Context())
+            self._planning[each] = task
+            task.add_done_callback(lambda done: self._planned(each, done))
+        await asyncio.shield(task)
+
+    def _planned(self, each: Prepared, task: asyncio.Task[None]) -> None:
+        del self._planning[each]
+        if not task.cancelled() and task.exception() is None:
+            self._prepared.add(each)
 
     async def warm_up(self) -> None:
         """`start_warm_up`, waiting until it is done."""
@@ -345,11 +378,10 @@ class Store:
         async def prepare(each: Prepared) -> None:
             params = self._shapes[each.text] if each.real else _null_parameters(each.text)
             async with lanes:
-                await self._alone(each.text, params, WARM_UP_STATEMENT_S)
-            self._prepared.add(each)
+                if each not in self._prepared:  # a request may have planned it meanwhile
+                    await self._plan_once(each, params, WARM_UP_STATEMENT_S)
 
         try:
-            await self._forget_plans_if_restarted()
             pending = self._to_prepare()
             outcomes = await asyncio.gather(*map(prepare, pending), return_exceptions=True)
             failed = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
@@ -367,18 +399,6 @@ class Store:
             log.log(level, "warm-up pass stopped with %d statements to plan: %r", left, error)
             return False
         return True
-
-    async def _forget_plans_if_restarted(self) -> None:
-        """Neo4j's plan cache lives as long as its process: a restart empties it."""
-        try:
-            async with asyncio.timeout(self._timeout_s), self._session() as session:
-                result = await session.run(queries.load("system/last_start"))
-                row = await result.single()
-            started = str(row["started"]) if row else None
-        except Neo4jError:  # a user who may not call it: assume a restart each pass
-            started = None
-        if started is None or started != self._prepared_on:
-            self._prepared, self._prepared_on = set(), started
 
     async def _rolled_back(self, work: Callable[[Tx], Awaitable[None]]) -> None:
         """`work` in a write transaction that is always rolled back. Neo4j keys a cached plan

@@ -1,25 +1,36 @@
 """Requests per token, bounded: a flood from one token cannot starve the others.
 
-A token may send at most `burst` requests in any moving window of `burst / rps` seconds
-(rounded up to a whole second): a burst of `burst` at once, `rps` per second sustained.
+A token may send `burst` requests at once and `rps` per second sustained: at most `burst`
+in a sliding window of `burst / rps` seconds (rounded up to a whole second), counted as
+the `limits` library's sliding window counter, which admits a flood evenly at `rps`
+once its burst is spent rather than in bursts at each window's turn.
 Without a tokens file the bound is per workspace (the open service has one). What counts:
 every HTTP request to `/graphql` and `/mcp` that carries a valid token, and on a websocket
 its `connection_init` and each `subscribe`. The counts are each API process's own, in
-memory (the `limits` library's moving window), so N workers admit up to N times the rate.
-Over the bound: HTTP 429 with `Retry-After` and a GraphQL error coded RATE_LIMITED.
+memory, so N workers admit up to N times the rate.
+Over the bound: HTTP 429 with `Retry-After` and a GraphQL error coded RATE_LIMITED,
+answered after a pause (between half and all of `hold_s`, at most the `Retry-After`): a
+client that ignores `Retry-After` and sends again as soon as it is answered is slowed to
+one or two requests a second per connection, so refusing it costs the process next to
+nothing, and the random share keeps its connections from coming back together and
+spending the window's room in one burst. At most MOST_HELD refusals of one token wait at
+once; more are answered at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
+import random
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
+from limits.strategies import SlidingWindowCounterRateLimiter
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -31,6 +42,7 @@ if TYPE_CHECKING:
     from api.services import Services
 
 LIMITED_PATHS = frozenset({"/graphql", "/mcp"})
+MOST_HELD = 32  # refusals of one token paused at once; a pause costs a socket, no CPU
 
 
 @dataclass(frozen=True)
@@ -50,12 +62,14 @@ class Rate:
 
 
 class RateLimits:
-    """Each principal's moving window; `default` None means no limit (RATE_LIMIT_RPS=0)."""
+    """Each principal's window; `default` None means no limit (RATE_LIMIT_RPS=0)."""
 
-    def __init__(self, default: Rate | None) -> None:
+    def __init__(self, default: Rate | None, hold_s: float = 0.0) -> None:
         self._default = default
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._hold_s = hold_s
+        self._limiter = SlidingWindowCounterRateLimiter(MemoryStorage())
         self._items: dict[Rate, RateLimitItem] = {}
+        self._held: Counter[tuple[str, str]] = Counter()
 
     def rate(self, principal: Principal) -> Rate | None:
         if self._default is None:
@@ -80,6 +94,29 @@ class RateLimits:
             f"retry after {retry_after} s.",
             retryAfter=retry_after,
         )
+
+    def pause(self, principal: Principal, retry_after: int) -> float:
+        """How long to wait before answering a refusal: a random share (half to all) of
+        `hold_s`, at most its Retry-After; 0 while MOST_HELD of the principal's refusals
+        already wait."""
+        if self._held[(principal.workspace, principal.name)] >= MOST_HELD:
+            return 0.0
+        return min(self._hold_s, retry_after) * random.uniform(0.5, 1.0)
+
+    async def hold(self, principal: Principal, refusal: ThreadlineError) -> None:
+        """Wait out `pause` before the refusal is sent, counted among the held."""
+        retry_after = refusal.extensions["retryAfter"]
+        assert isinstance(retry_after, int)
+        seconds, key = self.pause(principal, retry_after), (principal.workspace, principal.name)
+        if seconds <= 0:
+            return
+        self._held[key] += 1
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            self._held[key] -= 1
+            if not self._held[key]:
+                del self._held[key]
 
 
 def too_many(refusal: ThreadlineError) -> JSONResponse:
@@ -116,4 +153,5 @@ class RateLimited:
             await self.app(scope, receive, send)
             return
         services.audit.rate_limited(principal, refusal.message, scope["path"])
+        await services.rate_limits.hold(principal, refusal)
         await too_many(refusal)(scope, receive, send)

@@ -10,12 +10,13 @@ attempts committed. Asserted:
   answer that hid a commit must say `outcome: UNKNOWN`); a commandId is acted on once;
 - every attempt gets an answer, and writes are acknowledged again once Neo4j is back;
 - /readyz says why while Neo4j is dead, and the dead Neo4j is reaped (no zombie);
-- recovery: /readyz answers 200 within RECOVERY_S of Neo4j answering Bolt again (measured
-  from Neo4j's own first answer, not from the restart command), and writes are
-  acknowledged again. When a probe's `createThread`, and the first of the load's writes,
-  were acknowledged after Bolt answered is printed, not asserted: on this 2-core box it
-  takes 9-23 s, while a restarted Neo4j plans the write statements again for every
-  request that needs them at once (docs/SCALING.md, "After Neo4j restarts").
+- recovery: /readyz answers 200, and the first write (a probe's `createThread`, sent
+  every 0.2 s, or one of the load's) is acknowledged, within RECOVERY_S of Neo4j
+  answering Bolt again (measured from Neo4j's own first answer, not from the restart
+  command). When the probe's and the load's first writes came is printed: a command
+  waits for its statements to be planned again, a few seconds each on a restarted Neo4j,
+  so the load's clients, midway through other commands, may come back later than the
+  probe (docs/SCALING.md, "After Neo4j restarts").
 Other timings (the slowest answer against DB_TIMEOUT_S, latency before and after the
 outage) are measured and printed, not asserted: a busy machine moves them. Run with -s.
 """
@@ -310,6 +311,8 @@ async def test_sigkill_under_load_answers_true_and_bounded(
     after = [a for a in load.attempts if a.outcome == "ack" and a.started >= settled]
     assert after, "nothing was acknowledged after Neo4j came back"
     assert ready_at - bolt_at <= RECOVERY_S, "not ready soon after Neo4j answered again"
+    first_acked = min(probed_at, acked_at)
+    assert first_acked - bolt_at <= RECOVERY_S, "no write soon after Neo4j answered again"
 
 
 def first_answer(uri: str, auth: tuple[str, str] | None) -> float:

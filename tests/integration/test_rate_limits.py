@@ -97,19 +97,17 @@ async def test_over_the_limit_is_429_with_retry_after_for_that_token_only(
 async def test_the_default_limit_stops_a_flood_of_one_token_only(
     clean_store: Store, tmp_path: Path
 ) -> None:
-    """1,500 quick requests from one token, 8 at a time, at the default settings."""
+    """1,500 quick requests from one token, all at once, at the default settings: the
+    burst runs, the rest are refused (MOST_HELD of them after the pause)."""
     settings = Settings(tokens_file=write_tokens(tmp_path), audit_log=tmp_path / "audit.log")
     async with make_app_client(clean_store, settings) as http:
-        statuses: Counter[int] = Counter()
-
-        async def client() -> None:
-            for _ in range(1500 // 8):
-                response = await http.post("/graphql", json=TYPENAME, headers=bearer("flood-token"))
-                statuses[response.status_code] += 1
-
-        await asyncio.gather(*(client() for _ in range(8)))
+        flood = [
+            http.post("/graphql", json=TYPENAME, headers=bearer("flood-token")) for _ in range(1500)
+        ]
+        statuses = Counter(response.status_code for response in await asyncio.gather(*flood))
         calm = await http.post("/graphql", json=TYPENAME, headers=bearer("calm-token"))
     assert set(statuses) == {200, 429}, statuses
+    assert statuses[200] < 300, "about the burst (200), and what the window let through"
     assert calm.status_code == 200
 
 

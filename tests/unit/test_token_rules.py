@@ -3,6 +3,7 @@ the parts without a server."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 from api.audit import Audit
 from api.auth import Principal, Refusal, Scope, TokenBook, expiry
 from api.cli import app
-from api.http.rate_limits import Rate, RateLimits
+from api.http.rate_limits import MOST_HELD, Rate, RateLimits
 from api.live_tokens import LiveTokens
 from api.settings import Settings
 from graph.errors import ErrorCode
@@ -144,9 +145,30 @@ def test_a_burst_then_the_sustained_rate() -> None:
     assert RateLimits(None).take(one) is None  # RATE_LIMIT_RPS=0
 
 
+async def test_a_refusal_waits_a_pause_unless_many_of_the_token_already_wait() -> None:
+    limits = RateLimits(Rate(0.1, 5), hold_s=30.0)
+    one = Principal(name="one", workspace="w", scope=Scope.write)
+    other = Principal(name="one", workspace="v", scope=Scope.write)
+    assert 15.0 <= limits.pause(one, retry_after=50) <= 30.0, "half to all of hold_s"
+    assert 1.0 <= limits.pause(one, retry_after=2) <= 2.0, "never longer than Retry-After"
+    assert RateLimits(Rate(0.1, 5)).pause(one, retry_after=50) == 0.0, "hold_s 0: at once"
+    [limits.take(one) for _ in range(5)]
+    refused = limits.take(one)
+    assert refused is not None
+    held = [asyncio.create_task(limits.hold(one, refused)) for _ in range(MOST_HELD)]
+    await asyncio.sleep(0)  # each task runs up to its pause
+    assert limits.pause(one, retry_after=50) == 0.0, "MOST_HELD wait: the next is answered"
+    assert limits.pause(other, retry_after=50) >= 15.0, "another workspace's token waits"
+    for task in held:
+        task.cancel()
+    await asyncio.gather(*held, return_exceptions=True)
+    assert limits.pause(one, retry_after=50) >= 15.0, "a cancelled pause is no longer held"
+
+
 def test_the_limit_is_on_by_default() -> None:
     settings = Settings(_env_file=None)  # type: ignore[call-arg]
     assert (settings.rate_limit_rps, settings.rate_limit_burst) == (50, 200)
+    assert settings.rate_limit_hold_s == 1.0
 
 
 def test_revoke_token_removes_only_its_entry_and_keeps_comments(tmp_path: Path) -> None:
