@@ -83,7 +83,7 @@ class RateLimits:
         if rate is None:
             return None
         item = self._items.get(rate) or self._items.setdefault(rate, rate.item())
-        key = (principal.workspace, principal.name)
+        key = _key(principal)
         if self._limiter.hit(item, *key):
             return None
         reset = self._limiter.get_window_stats(item, *key).reset_time
@@ -99,7 +99,7 @@ class RateLimits:
         """How long to wait before answering a refusal: a random share (half to all) of
         `hold_s`, at most its Retry-After; 0 while MOST_HELD of the principal's refusals
         already wait."""
-        if self._held[(principal.workspace, principal.name)] >= MOST_HELD:
+        if self._held[_key(principal)] >= MOST_HELD:
             return 0.0
         return min(self._hold_s, retry_after) * random.uniform(0.5, 1.0)
 
@@ -107,7 +107,7 @@ class RateLimits:
         """Wait out `pause` before the refusal is sent, counted among the held."""
         retry_after = refusal.extensions["retryAfter"]
         assert isinstance(retry_after, int)
-        seconds, key = self.pause(principal, retry_after), (principal.workspace, principal.name)
+        seconds, key = self.pause(principal, retry_after), _key(principal)
         if seconds <= 0:
             return
         self._held[key] += 1
@@ -117,6 +117,11 @@ class RateLimits:
             self._held[key] -= 1
             if not self._held[key]:
                 del self._held[key]
+
+
+def _key(principal: Principal) -> tuple[str, str]:
+    """Whose window and pauses: one token (the open service's one principal) per workspace."""
+    return (principal.workspace, principal.name)
 
 
 def too_many(refusal: ThreadlineError) -> JSONResponse:
