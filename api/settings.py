@@ -131,15 +131,25 @@ class Settings(BaseSettings):
 
 
 def test_neo4j(
-    home: Path, bolt_port: int | None = None, http_port: int | None = None
+    home: Path, bolt_port: int | None = None, http_port: int | None = None, worker: int = 0
 ) -> LocalNeo4j:
-    """The throwaway server the test suite starts: own ports, auth off."""
+    """The throwaway server the test suite starts: own ports, auth off. A parallel run
+    (pytest-xdist) gives each worker after the first a server of its own (`test-2`, ...),
+    since every test empties the graph; the chosen ports are the first worker's."""
+    first = worker == 0
     return LocalNeo4j(
-        home / "neo4j" / "test",
-        bolt_port=bolt_port,
-        http_port=http_port,
+        home / "neo4j" / ("test" if first else f"test-{worker + 1}"),
+        bolt_port=bolt_port if first else None,
+        http_port=http_port if first else None,
         auth_enabled=False,
         throwaway=True,
-        default_ports=Ports(7688, 7475),
+        default_ports=Ports(7688 + 10 * worker, 7475 + 10 * worker),
         port_settings=("THREADLINE_TEST_NEO4J_BOLT_PORT", "THREADLINE_TEST_NEO4J_HTTP_PORT"),
     )
+
+
+def test_neo4j_servers(home: Path) -> list[LocalNeo4j]:
+    """Every test server a run may have started under `home`, the first worker's first."""
+    found = (f.name.removeprefix("test-") for f in (home / "neo4j").glob("test-*"))
+    numbers = sorted(int(n) for n in found if n.isdigit())
+    return [test_neo4j(home), *(test_neo4j(home, worker=n - 1) for n in numbers)]

@@ -40,17 +40,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker("process")
 
 
+def worker() -> int:
+    """This pytest-xdist worker's number (gw0 is 0), 0 when the run is not parallel."""
+    return int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+
+
 @pytest.fixture(scope="session")
 def neo4j_server() -> Iterator[LocalNeo4j | None]:
     """The Neo4j named by THREADLINE_TEST_NEO4J_URI, else the managed test server."""
     if os.environ.get(TEST_URI_ENV):
+        if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+            pytest.exit(f"Every test empties the graph: with {TEST_URI_ENV}, run without -n.", 2)
         yield None
         return
     # Settings pick the folder and any chosen ports; taken default ports move to free ones,
     # so two clones can run their suites at once.
     settings = Settings()
     instance = test_neo4j(
-        settings.home, settings.test_neo4j_bolt_port, settings.test_neo4j_http_port
+        settings.home, settings.test_neo4j_bolt_port, settings.test_neo4j_http_port, worker()
     )
     was_running = instance.is_running()
     instance.start()

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from api.cli.checked import settings
-from api.settings import test_neo4j
+from api.settings import test_neo4j, test_neo4j_servers
 from graph.runtime import dumps
 from graph.runtime.local_neo4j import LocalNeo4j, LocalNeo4jError
 
@@ -46,8 +46,11 @@ def neo4j_start(test: bool = TEST_OPTION) -> None:
 
 @neo4j_app.command("stop")
 def neo4j_stop(test: bool = TEST_OPTION) -> None:
-    """Stop the managed Neo4j."""
-    stopped = _instance(test).stop()
+    """Stop the managed Neo4j (with --test, every test server a parallel run started)."""
+    if test:
+        stopped = any([server.stop() for server in test_neo4j_servers(settings().home)])
+    else:
+        stopped = _instance(test).stop()
     typer.echo("Neo4j stopped" if stopped else "Neo4j was not running")
 
 

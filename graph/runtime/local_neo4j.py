@@ -414,6 +414,8 @@ class LocalNeo4j:
             logs_dir=self.home / "logs",
             run_dir=self.home / "run",
         )
+        if self.throwaway:
+            config += "\n" + _resource("neo4j-throwaway.conf")
         (self.home / "conf" / "neo4j.conf").write_text(config)
 
     def _ensure_password(self) -> None:

@@ -49,7 +49,7 @@ from tests.support.served import FLOOD_ENV
 
 # It starts processes of its own; on a busy machine Neo4j's first start and the service's
 # first warm-up alone can take minutes.
-pytestmark = [pytest.mark.process, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.process, pytest.mark.alone, pytest.mark.timeout(900)]
 FIRST_READY_S = 480
 
 WORKERS = 6

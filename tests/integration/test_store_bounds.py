@@ -13,6 +13,7 @@ from graph.errors import ErrorCode, ThreadlineError
 from graph.store import Store, Tx, deadline_in
 from tests.support.graphql import connect_test_store
 
+pytestmark = pytest.mark.alone
 TIMEOUT_S = 1.0
 SLOW_MARKER = "x % 7 = 0"  # a piece of testing/slow.cypher's text
 
