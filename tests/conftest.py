@@ -31,6 +31,12 @@ FOLDER_MARKS = {"unit": "unit", "integration": "integration", "browser": "browse
 PROCESS_FIXTURES = frozenset({"live_api", "home"})
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # Said by the controlling process: a worker's own exit would only read as a crash.
+    if os.environ.get(TEST_URI_ENV) and getattr(config.option, "numprocesses", None):
+        raise pytest.UsageError(f"Every test empties the graph: with {TEST_URI_ENV}, drop -n.")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         folder = item.path.parent.name
@@ -49,8 +55,6 @@ def worker() -> int:
 def neo4j_server() -> Iterator[LocalNeo4j | None]:
     """The Neo4j named by THREADLINE_TEST_NEO4J_URI, else the managed test server."""
     if os.environ.get(TEST_URI_ENV):
-        if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
-            pytest.exit(f"Every test empties the graph: with {TEST_URI_ENV}, run without -n.", 2)
         yield None
         return
     # Settings pick the folder and any chosen ports; taken default ports move to free ones,
