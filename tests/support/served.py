@@ -47,7 +47,6 @@ def served(
         "THREADLINE_NEO4J_URI": neo4j_uri,
         "THREADLINE_PORT": str(port),
         "THREADLINE_HOST": "127.0.0.1",
-        "THREADLINE_DB_TIMEOUT_S": "5",
         **{f"THREADLINE_{key}": value for key, value in settings.items()},
     }
     password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
