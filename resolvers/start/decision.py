@@ -163,7 +163,8 @@ def decide_start(
         decision = _ladder(state, request, provider, policy, context, restart, content, explanation)
         if decision.providerThread is None:
             decision = _with_inherited(decision, state, related, restart, content)
-    decision = _with_parent_deliveries(decision, state, related, restart, content)
+    waiting = _deliveries_waiting(state, restart)
+    decision = _with_parent_deliveries(decision, waiting, related, content)
     _refuse_unsupported(decision)
     return _within_budget(_in_injection_order(decision, state, related), request, context)
 
@@ -333,15 +334,10 @@ def _with_inherited(
     )
 
 
-def _with_parent_deliveries(
-    decision: StartDecision,
-    state: ThreadState,
-    threads: Mapping[str, ThreadState],
-    restart: RunNode | None,
-    content: Content,
-) -> StartDecision:
-    """Merge-backs and subagent results waiting for this thread, injected beside the rest."""
-    waiting = [
+def _deliveries_waiting(state: ThreadState, restart: RunNode | None) -> list[TransferNode]:
+    """Merge-backs and subagent results for this thread's next run: pending, or consumed
+    by the run that restarts."""
+    return [
         x
         for x in state.transfers
         if x.type in points.DELIVERED_TO_PARENT
@@ -350,6 +346,15 @@ def _with_parent_deliveries(
             or (restart is not None and x.consumedByRunId == restart.id)
         )
     ]
+
+
+def _with_parent_deliveries(
+    decision: StartDecision,
+    waiting: list[TransferNode],
+    threads: Mapping[str, ThreadState],
+    content: Content,
+) -> StartDecision:
+    """The `waiting` merge-backs and subagent results, injected beside the rest."""
     handoffs = list(decision.handoffs)
     resolutions = list(decision.transfers)
     explanation = list(decision.explanation)
