@@ -119,23 +119,16 @@ def complete(
             diffSummary=list(diff_summary),
             createdAt=draft.at,
         )
+    checkpoint_id = checkpoint.id if checkpoint else None
     done = _ended(
         draft,
         state,
         run,
+        events.RunCompleted(ordinal=run.ordinal, items=len(items), checkpointId=checkpoint_id),
         status=RunStatus.COMPLETED,
         nativeTurnRef=native_turn_ref,
         items=list(items),
         checkpoint=checkpoint,
-    )
-    draft.event(
-        state.thread.id,
-        events.RunCompleted(
-            ordinal=run.ordinal,
-            items=len(items),
-            checkpointId=checkpoint.id if checkpoint else None,
-        ),
-        run.id,
     )
     pt = state.provider_thread(run.providerThreadId)
     if usage is not None and pt is not None:
@@ -167,9 +160,8 @@ def report_usage(
 
 def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode:
     summary_plans.fail_pending(draft, state, run, reason)
-    failed = _ended(draft, state, run, status=RunStatus.FAILED, failureReason=reason)
-    draft.event(state.thread.id, events.RunFailed(ordinal=run.ordinal, reason=reason), run.id)
-    return failed
+    ended = events.RunFailed(ordinal=run.ordinal, reason=reason)
+    return _ended(draft, state, run, ended, status=RunStatus.FAILED, failureReason=reason)
 
 
 def interrupt(
@@ -188,33 +180,30 @@ def interrupt(
             "a limit interrupts only a run of its own provider."
         )
     summary_plans.fail_pending(draft, state, run, f"usage limit: {limit.reason}")
-    stopped = _ended(
+    stopped = events.RunInterrupted(
+        ordinal=run.ordinal,
+        provider=run.provider,
+        reason=limit.reason,
+        items=len(items),
+        limitId=limit.id,
+        resetsAt=limit.resetsAt,
+    )
+    return _ended(
         draft,
         state,
         run,
+        stopped,
         status=RunStatus.INTERRUPTED,
         failureReason=limit.reason,
         items=list(items),
     )
-    draft.event(
-        state.thread.id,
-        events.RunInterrupted(
-            ordinal=run.ordinal,
-            provider=run.provider,
-            reason=limit.reason,
-            items=len(items),
-            limitId=limit.id,
-            resetsAt=limit.resetsAt,
-        ),
-        run.id,
-    )
-    return stopped
 
 
 def _ended(
     draft: Draft,
     state: ThreadState,
     in_progress: RunNode,
+    ended: events.Payload,
     *,
     status: RunStatus,
     nativeTurnRef: str | None = None,
@@ -223,7 +212,8 @@ def _ended(
     checkpoint: CheckpointNode | None = None,
 ) -> RunNode:
     """A run becomes history (completed, failed or interrupted): its new status, what it
-    reported, its digest for summaries, and a native run of its provider thread."""
+    reported, its digest for summaries, a native run of its provider thread, and `ended`
+    logged on the thread."""
     run = in_progress.model_copy(
         update={
             "status": status,
@@ -256,4 +246,5 @@ def _ended(
                 heldTokens=pt.heldTokens + tokens_held(run.input, (i.text for i in run.items)),
             )
         )
+    draft.event(state.thread.id, ended, run.id)
     return run

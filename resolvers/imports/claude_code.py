@@ -74,23 +74,16 @@ class _Reader(Reader):
         text = "\n".join(str(p.get("text", "")) for p in parts if p.get("type") == "text").strip()
         injected = bool(line.get("isMeta")) or text.startswith(COMMAND_MARKERS)
         if text and not injected:
-            first = not self.runs
-            self.runs.append(
-                ImportedRun(input=text, startedAt=at, line=self.number, completedAt=at)
-            )
-            if first:
-                self.runs[-1].steps.append(Step(RunItemKind.USER_GOAL, text))
+            self.request(text, at)
         elif text and self.current is not None:
             self.current.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text)))
-        if self.current is not None:
-            self.current.seen(at)
+        self.seen(at)
 
     def _assistant(self, message: dict[str, Any], at: Any) -> None:
-        run = self.current
+        run = self.seen(at)
         if run is None:
             return  # nothing asked yet: a resumed session's replayed context
         run.model = _text(message.get("model")) or run.model
-        run.seen(at)
         content = message.get("content")
         for part in map(mapping, listed(content)):
             kind = part.get("type")

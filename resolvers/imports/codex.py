@@ -81,10 +81,9 @@ class _Reader(Reader):
         if kind == "message":
             self._message(payload, at)
             return
-        run = self.current
+        run = self.seen(at)
         if run is None:
             return
-        run.seen(at)
         if kind == "reasoning":
             summary = listed(payload.get("summary"))
             text = "\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict))
@@ -105,10 +104,9 @@ class _Reader(Reader):
         if role == "user" and not text.startswith(INJECTED):
             self.request(text, at, self.model)
             return
-        run = self.current
+        run = self.seen(at)
         if run is None:
             return
-        run.seen(at)
         if role == "assistant":
             run.steps.append(Step(RunItemKind.ASSISTANT_MESSAGE, text))
         else:  # what Codex injects, and developer or system messages

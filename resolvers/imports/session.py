@@ -82,6 +82,13 @@ class Reader:
     def current(self) -> ImportedRun | None:
         return self.runs[-1] if self.runs else None
 
+    def seen(self, at: datetime | None) -> ImportedRun | None:
+        """The current run, which a line at `at` belongs to; None before anything was asked."""
+        run = self.current
+        if run is not None:
+            run.seen(at)
+        return run
+
     def request(self, text: str, at: datetime | None, model: str | None = None) -> None:
         """The person asked `text`: a new run (the first also holds it as the goal)."""
         run = ImportedRun(input=text, startedAt=at, line=self.number, completedAt=at, model=model)

@@ -6,7 +6,7 @@ handoff summarises; a start that transfers no context reads no run at all.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -80,6 +80,33 @@ class StartDecision(BaseModel):
     explanation: list[str] = Field(default_factory=list)
     budget: ContextBudget | None = None  # what its handoffs may fill together
 
+    @classmethod
+    def of(
+        cls,
+        strategy: StartStrategy,
+        action: ProviderAction,
+        provider: ProviderCapabilities,
+        explanation: list[str],
+        handoffs: Sequence[PlannedHandoff] = (),
+        *,
+        pt: ProviderThreadNode | None = None,
+        native_fork: NativeForkPlan | None = None,
+        transfers: Sequence[TransferResolution] = (),
+        budget: ContextBudget | None = None,
+    ) -> StartDecision:
+        """A start on `pt` (None: a new provider thread) injecting `handoffs`."""
+        return cls(
+            strategy=strategy,
+            providerAction=action,
+            provider=provider,
+            providerThread=pt,
+            handoffs=list(handoffs),
+            nativeFork=native_fork,
+            transfers=list(transfers),
+            explanation=explanation,
+            budget=budget,
+        )
+
     @property
     def injection_mode(self) -> InjectionMode:
         return self.provider.injection_mode
@@ -136,7 +163,8 @@ def decide_start(
         decision = _ladder(state, request, provider, policy, context, restart, content, explanation)
         if decision.providerThread is None:
             decision = _with_inherited(decision, state, related, restart, content)
-    decision = _with_parent_deliveries(decision, state, related, restart, content)
+    waiting = _deliveries_waiting(state, restart)
+    decision = _with_parent_deliveries(decision, waiting, related, content)
     _refuse_unsupported(decision)
     return _within_budget(_in_injection_order(decision, state, related), request, context)
 
@@ -242,27 +270,25 @@ def _resolve_origin(
         explanation.append(
             f"Fork provider thread {plan.sourceProviderThreadRef} natively {boundary}."
         )
-        return StartDecision(
-            strategy=StartStrategy.NATIVE_FORK,
-            providerAction=ProviderAction.NATIVE_FORK,
-            provider=provider,
-            providerThread=None,
-            nativeFork=plan,
-            explanation=explanation,
-            transfers=[
-                TransferResolution(transferId=origin.id, strategy=ResolutionStrategy.NATIVE_FORK)
-            ],
+        native = TransferResolution(transferId=origin.id, strategy=ResolutionStrategy.NATIVE_FORK)
+        return StartDecision.of(
+            StartStrategy.NATIVE_FORK,
+            ProviderAction.NATIVE_FORK,
+            provider,
+            explanation,
+            native_fork=plan,
+            transfers=[native],
         )
     explanation.append(f"Portable context instead of a native fork: {plan}.")
     handoffs = transfers.inherited_context(state, threads, provider, content)
-    return StartDecision(
-        strategy=StartStrategy.PORTABLE_CONTEXT,
-        providerAction=ProviderAction.CREATE,
-        provider=provider,
-        providerThread=None,
-        handoffs=handoffs,
-        explanation=explanation,
-        transfers=[_portable_resolution(origin, handoffs)],
+    resolution = _portable_resolution(origin, handoffs)
+    return StartDecision.of(
+        StartStrategy.PORTABLE_CONTEXT,
+        ProviderAction.CREATE,
+        provider,
+        explanation,
+        handoffs,
+        transfers=[resolution],
     )
 
 
@@ -308,15 +334,10 @@ def _with_inherited(
     )
 
 
-def _with_parent_deliveries(
-    decision: StartDecision,
-    state: ThreadState,
-    threads: Mapping[str, ThreadState],
-    restart: RunNode | None,
-    content: Content,
-) -> StartDecision:
-    """Merge-backs and subagent results waiting for this thread, injected beside the rest."""
-    waiting = [
+def _deliveries_waiting(state: ThreadState, restart: RunNode | None) -> list[TransferNode]:
+    """Merge-backs and subagent results for this thread's next run: pending, or consumed
+    by the run that restarts."""
+    return [
         x
         for x in state.transfers
         if x.type in points.DELIVERED_TO_PARENT
@@ -325,6 +346,15 @@ def _with_parent_deliveries(
             or (restart is not None and x.consumedByRunId == restart.id)
         )
     ]
+
+
+def _with_parent_deliveries(
+    decision: StartDecision,
+    waiting: list[TransferNode],
+    threads: Mapping[str, ThreadState],
+    content: Content,
+) -> StartDecision:
+    """The `waiting` merge-backs and subagent results, injected beside the rest."""
     handoffs = list(decision.handoffs)
     resolutions = list(decision.transfers)
     explanation = list(decision.explanation)
@@ -432,13 +462,7 @@ def _reuse(
             f"Provider thread {pt.id} already covers every run; {action.value.lower()} it "
             "without a handoff."
         )
-        return StartDecision(
-            strategy=StartStrategy.NO_HANDOFF,
-            providerAction=action,
-            provider=provider,
-            providerThread=pt,
-            explanation=explanation,
-        )
+        return StartDecision.of(StartStrategy.NO_HANDOFF, action, provider, explanation, pt=pt)
     chain = state.deltaChains.get(pt.id, 0)
     if cov.is_suffix() and chain < policy.max_delta_chain:
         explanation.append(
@@ -466,12 +490,8 @@ def _create(
     history = state.history
     if not history:
         explanation.append("The thread has no history to transfer; create a provider thread.")
-        return StartDecision(
-            strategy=StartStrategy.NO_HANDOFF,
-            providerAction=ProviderAction.CREATE,
-            provider=provider,
-            providerThread=None,
-            explanation=explanation,
+        return StartDecision.of(
+            StartStrategy.NO_HANDOFF, ProviderAction.CREATE, provider, explanation
         )
     explanation.append(
         f"Create a new {provider.kind} provider thread with a full summary of runs {span(history)}."
@@ -522,14 +542,7 @@ def _with_handoff(
         exclude_pt=pt.id if pt is not None else None,
         clock=content.clock,
     )
-    return StartDecision(
-        strategy=rung,
-        providerAction=action,
-        provider=provider,
-        providerThread=pt,
-        handoffs=[handoff],
-        explanation=explanation,
-    )
+    return StartDecision.of(rung, action, provider, explanation, [handoff], pt=pt)
 
 
 def _refuse_unsupported(decision: StartDecision) -> None:

@@ -114,17 +114,11 @@ def _as_started(
     budget = kept or context_budget(
         provider, run.model, pt.contextUsage, pt.heldTokens, ContextPolicy()
     )
-    return StartDecision(
-        strategy=strategy,
-        providerAction=action,
-        provider=provider,
-        providerThread=pt,
-        handoffs=fitted(replans, budget),
-        budget=budget,
-        explanation=[
-            f"The summary of handoff {names} failed ({reason}); it is FAILED and a new "
-            "handoff over the same runs replaces it.",
-            f"The run stays on provider thread {pt.id}: {action.value.lower()} it as the "
-            "start said, once every handoff is READY.",
-        ],
-    )
+    explanation = [
+        f"The summary of handoff {names} failed ({reason}); it is FAILED and a new "
+        "handoff over the same runs replaces it.",
+        f"The run stays on provider thread {pt.id}: {action.value.lower()} it as the "
+        "start said, once every handoff is READY.",
+    ]
+    handoffs = fitted(replans, budget)
+    return StartDecision.of(strategy, action, provider, explanation, handoffs, pt=pt, budget=budget)

@@ -148,15 +148,11 @@ def start(
         draft.change(
             ThreadChange(id=thread_id, lastOrdinal=run.ordinal, cleanContextRequested=False)
         )
-        draft.event(
-            thread_id,
-            events.RunStarted(
-                ordinal=run.ordinal,
-                provider=run.provider,
-                strategy=decision.strategy,
-                providerAction=decision.providerAction,
-            ),
-            run.id,
+        opened: events.Payload = events.RunStarted(
+            ordinal=run.ordinal,
+            provider=run.provider,
+            strategy=decision.strategy,
+            providerAction=decision.providerAction,
         )
     else:
         run = restart.model_copy(
@@ -174,15 +170,10 @@ def start(
                 providerAction=decision.providerAction,
             )
         )
-        draft.event(
-            thread_id,
-            events.RunRestarted(
-                ordinal=run.ordinal,
-                strategy=decision.strategy,
-                providerAction=decision.providerAction,
-            ),
-            run.id,
+        opened = events.RunRestarted(
+            ordinal=run.ordinal, strategy=decision.strategy, providerAction=decision.providerAction
         )
+    draft.event(thread_id, opened, run.id)
     _resolve_transfers(draft, thread_id, decision, run.id, pt.id, handoff_ids)
     for handoff in handoffs:
         summary_plans.created_event(draft, thread_id, run.id, handoff)
