@@ -30,7 +30,7 @@ import typer
 
 from bench import service
 from bench.cli import NEO4J_PASSWORD
-from bench.client import GraphQL, ServiceThread, command_id
+from bench.client import FORK_AT_RUN, SPAWN, GraphQL, ServiceThread, command_id
 from bench.measure import Log, stderr_log
 
 WORKSPACE = "family"
@@ -40,15 +40,6 @@ PAGE_DEPTH = 10  # the page's default depth: the whole family from its root
 TARGET_RATIO = 1.5
 RENDER_TARGET_S = 3.0
 CHROMIUM = Path(os.environ.get("THREADLINE_CHROMIUM", "/usr/bin/chromium"))
-FORK = """
-mutation($id: ID!, $run: ID!, $title: String, $commandId: String) {
-  forkThread(sourceThreadId: $id, at: {runId: $run}, title: $title,
-             commandId: $commandId) { id }
-}"""
-SPAWN = """
-mutation($run: ID!, $task: String!, $commandId: String) {
-  spawnSubagent(parentRunId: $run, task: $task, provider: "codex", commandId: $commandId) { id }
-}"""
 
 
 @dataclass(frozen=True)
@@ -152,13 +143,15 @@ async def build(gql: GraphQL, plan: list[Planned], seed: int, clients: int, log:
 
 async def _fork(gql: GraphQL, source: tuple[str, str], rng: random.Random, title: str) -> str:
     """A fork of thread `source[0]` at its run `source[1]`."""
-    data = await gql(FORK, id=source[0], run=source[1], title=title, commandId=command_id(rng))
+    data = await gql(
+        FORK_AT_RUN, id=source[0], runId=source[1], title=title, commandId=command_id(rng)
+    )
     return str(data["forkThread"]["id"])
 
 
 async def _spawn(gql: GraphQL, run_id: str, child: Planned, rng: random.Random) -> str:
     task = f"subagent task {child.index}: check part {child.index % 7} of the parent's change"
-    data = await gql(SPAWN, run=run_id, task=task, commandId=command_id(rng))
+    data = await gql(SPAWN, runId=run_id, task=task, provider="codex", commandId=command_id(rng))
     return str(data["spawnSubagent"]["id"])
 
 
