@@ -247,28 +247,19 @@ def provider_thread_props(
     pt: ProviderThreadRecord, workspace: str, native: Iterable[int] = ()
 ) -> Row:
     """A provider thread; `native`: the ordinals of the history runs that ran on it."""
+    values = _fields(pt)
     return _present(
         {
-            **_fields(pt),
+            **values,
             "workspace": workspace,
             "nativeRanges": _ranges(native),
             "historyJson": _history(
                 "providerThread",
                 (pt.created_at, {"status": "PENDING", "model": pt.model}),
-                (pt.last_used_at, _last(pt)),
+                (pt.last_used_at, values),  # `_history` keeps the tracked ones
             ),
         }
     )
-
-
-def _last(pt: ProviderThreadRecord) -> Row:
-    return {
-        "status": pt.status,
-        "nativeRef": pt.native_ref,
-        "historyMode": pt.history_mode,
-        "model": pt.model,
-        "staleSignals": pt.stale_signals,
-    }
 
 
 def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
@@ -297,28 +288,18 @@ def local_generation_ms(text: str) -> float:
 
 
 def transfer_props(transfer: TransferRecord, workspace: str) -> Row:
+    values = _fields(transfer, nested=("source_point", "base_point", "payload"))
     return _present(
         {
-            **_fields(transfer, nested=("source_point", "base_point", "payload")),
+            **values,
             "workspace": workspace,
             "historyJson": _history(
                 "transfer",
                 (transfer.created_at, {"status": "PENDING"}),
-                (transfer.consumed_at or transfer.created_at, _settled(transfer)),
+                (transfer.consumed_at or transfer.created_at, values),
             ),
         }
     )
-
-
-def _settled(transfer: TransferRecord) -> Row:
-    return {
-        "status": transfer.status,
-        "resolutionStrategy": transfer.resolution_strategy,
-        "resolvedProviderThreadId": transfer.resolved_provider_thread_id,
-        "handoffId": transfer.handoff_id,
-        "consumedAt": transfer.consumed_at,
-        "consumedByRunId": transfer.consumed_by_run_id,
-    }
 
 
 def event_props(event: EventRecord, seq: int, thread_id: str, workspace: str) -> Row:
