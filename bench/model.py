@@ -47,11 +47,8 @@ from graph.history import NodeKind
 from graph.models import (
     DIGEST_VERSION,
     CheckpointNode,
-    FileDiffStat,
     RunDigest,
-    RunItem,
     RunNode,
-    RunStatus,
 )
 from graph.ranges import Ranges
 from resolvers.handoffs.summarizer import digest_of, token_estimate
@@ -74,8 +71,9 @@ def _present(values: dict[str, Any]) -> Row:
 def _fields(
     record: DataclassInstance, *, nested: tuple[str, ...] = (), skip: tuple[str, ...] = ()
 ) -> Row:
-    """A record's fields as the service names its properties: `snake_case` becomes
-    `camelCase`, and a `nested` value is stored as a JSON string named `<name>Json`.
+    """A record's fields as the service names its properties (and graph.models its
+    fields): `snake_case` becomes `camelCase`, and a `nested` value is stored as a JSON
+    string named `<name>Json`.
     `skip`: fields that are not properties of the node (links, the simulator's own)."""
     values: Row = {}
     for name, key, is_nested in _properties(type(record), nested, skip):
@@ -175,33 +173,12 @@ def _run_history(run: RunRecord) -> list[str]:
 def digest(run: RunRecord) -> RunDigest:
     """What the service keeps for summaries when a run ends (resolvers.handoffs.summarizer); a run
     rolled back since keeps the digest of how it ended."""
-    checkpoint = run.checkpoint
     ended = run.status
     if ended == "ROLLED_BACK":
         ended = "FAILED" if run.failure_reason is not None else "COMPLETED"
-    return digest_of(
-        RunNode(
-            id=run.id,
-            threadId=run.thread_id,
-            ordinal=run.ordinal,
-            provider=run.provider,
-            status=RunStatus(ended),
-            input=run.input,
-            providerThreadId=run.provider_thread_id,
-            failureReason=run.failure_reason,
-            startedAt=run.started_at,
-            items=[RunItem.model_validate(item) for item in run.items],
-            checkpoint=CheckpointNode(
-                id=checkpoint.id,
-                runId=run.id,
-                ref=checkpoint.ref,
-                diffSummary=[FileDiffStat.model_validate(s) for s in checkpoint.diff_summary],
-                createdAt=checkpoint.created_at,
-            )
-            if checkpoint
-            else None,
-        )
-    )
+    checkpoint = run.checkpoint
+    node = None if checkpoint is None else CheckpointNode.model_validate(_fields(checkpoint))
+    return digest_of(RunNode.model_validate({**_fields(run), "status": ended, "checkpoint": node}))
 
 
 def delta_chains(thread: ThreadRecord) -> dict[str, int]:
