@@ -46,6 +46,11 @@ PAGECACHE = typer.Option(
 )
 NOTE = typer.Option(None, "--note", help="A line for the report, e.g. what else the box ran.")
 SEED = typer.Option(7, "--seed", help="The data set: the same seed gives the same families.")
+# The other benchmarks' own (OTHER_BENCHMARKS below).
+OTHER_NEO4J_URI = typer.Option(
+    None, "--neo4j-uri", help="A running Neo4j (default: a throwaway one)."
+)
+OTHER_OUTPUT = typer.Option(None, "--output", help="Also write the report here.")
 
 
 def bench(

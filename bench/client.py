@@ -53,6 +53,18 @@ FAIL = """
 mutation($runId: ID!, $reason: String!, $commandId: String) {
   failRun(runId: $runId, reason: $reason, commandId: $commandId) { id status }
 }"""
+FORK_AT_RUN = """
+mutation($id: ID!, $runId: ID!, $title: String, $commandId: String) {
+  forkThread(sourceThreadId: $id, at: {runId: $runId}, title: $title, commandId: $commandId) {
+    id
+  }
+}"""
+SPAWN = """
+mutation($runId: ID!, $task: String!, $provider: String, $commandId: String) {
+  spawnSubagent(parentRunId: $runId, task: $task, provider: $provider, commandId: $commandId) {
+    id
+  }
+}"""
 # The issue's read: a thread's runs and the coverage of each of its provider threads.
 THREAD_COVERAGE = """
 query($id: ID!) {

@@ -12,7 +12,6 @@ is measured again on a second API without a limit (RATE_LIMIT_RPS=0), for compar
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import time
 from collections import Counter
@@ -22,7 +21,7 @@ from pathlib import Path
 import typer
 
 from bench import service
-from bench.cli import NEO4J_PASSWORD
+from bench.cli import NEO4J_PASSWORD, OTHER_NEO4J_URI
 from bench.client import THREAD_COVERAGE, BenchError, GraphQL, ServiceThread
 from bench.results import Stat
 
@@ -121,9 +120,7 @@ async def _run(
 
 
 def fairness(
-    neo4j_uri: str | None = typer.Option(
-        None, "--neo4j-uri", help="A running Neo4j (default: a throwaway one)."
-    ),
+    neo4j_uri: str | None = OTHER_NEO4J_URI,
     neo4j_password: str | None = NEO4J_PASSWORD,
     samples: int = typer.Option(200, "--samples", help="Calm reads per phase."),
     unlimited_too: bool = typer.Option(
@@ -133,15 +130,8 @@ def fairness(
 ) -> None:
     """One workspace floods with 8 clients while another reads at an agent's pace: the
     second's p95 under the flood over its p95 alone."""
-    home = Path(os.environ.get("THREADLINE_HOME", ".threadline")) / "neo4j" / "fairness"
-    neo4j = None if neo4j_uri else service.start_neo4j(home, "1k")
-    try:
-        uri = neo4j_uri or (neo4j.uri if neo4j else "")
-        auth = ("neo4j", neo4j_password) if neo4j_password and neo4j_uri else None
+    with service.neo4j_or_throwaway("fairness", neo4j_uri, neo4j_password) as (home, uri, auth):
         results = asyncio.run(_run(home / "runs", (uri, auth), samples, unlimited_too))
-    finally:
-        if neo4j is not None:
-            neo4j.stop()
     table = [
         f"Fairness: calm's thread read, {samples} samples per phase at 10/s; "
         f"{FLOODERS} flood clients at full speed in another workspace. Target: p95 ratio "

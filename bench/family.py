@@ -29,8 +29,8 @@ from typing import Any
 import typer
 
 from bench import service
-from bench.cli import NEO4J_PASSWORD
-from bench.client import GraphQL, ServiceThread, command_id
+from bench.cli import NEO4J_PASSWORD, OTHER_NEO4J_URI, OTHER_OUTPUT
+from bench.client import FORK_AT_RUN, SPAWN, GraphQL, ServiceThread, command_id
 from bench.measure import Log, stderr_log
 
 WORKSPACE = "family"
@@ -40,15 +40,6 @@ PAGE_DEPTH = 10  # the page's default depth: the whole family from its root
 TARGET_RATIO = 1.5
 RENDER_TARGET_S = 3.0
 CHROMIUM = Path(os.environ.get("THREADLINE_CHROMIUM", "/usr/bin/chromium"))
-FORK = """
-mutation($id: ID!, $run: ID!, $title: String, $commandId: String) {
-  forkThread(sourceThreadId: $id, at: {runId: $run}, title: $title,
-             commandId: $commandId) { id }
-}"""
-SPAWN = """
-mutation($run: ID!, $task: String!, $commandId: String) {
-  spawnSubagent(parentRunId: $run, task: $task, provider: "codex", commandId: $commandId) { id }
-}"""
 
 
 @dataclass(frozen=True)
@@ -152,13 +143,15 @@ async def build(gql: GraphQL, plan: list[Planned], seed: int, clients: int, log:
 
 async def _fork(gql: GraphQL, source: tuple[str, str], rng: random.Random, title: str) -> str:
     """A fork of thread `source[0]` at its run `source[1]`."""
-    data = await gql(FORK, id=source[0], run=source[1], title=title, commandId=command_id(rng))
+    data = await gql(
+        FORK_AT_RUN, id=source[0], runId=source[1], title=title, commandId=command_id(rng)
+    )
     return str(data["forkThread"]["id"])
 
 
 async def _spawn(gql: GraphQL, run_id: str, child: Planned, rng: random.Random) -> str:
     task = f"subagent task {child.index}: check part {child.index % 7} of the parent's change"
-    data = await gql(SPAWN, run=run_id, task=task, commandId=command_id(rng))
+    data = await gql(SPAWN, runId=run_id, task=task, provider="codex", commandId=command_id(rng))
     return str(data["spawnSubagent"]["id"])
 
 
@@ -415,13 +408,11 @@ def report(r: FamilyResults) -> str:
 
 # ---- the command -----------------------------------------------------------------------
 
-NEO4J_URI = typer.Option(None, "--neo4j-uri", help="A running Neo4j (default: a throwaway one).")
 SEED = typer.Option(7, "--seed", help="The families' shapes and content.")
 LARGE_OPTION = typer.Option(LARGE, "--large", help="Threads of the large family.")
 CLIENTS = typer.Option(4, "--clients", help="Concurrent writers while building.")
 ROUNDS = typer.Option(40, "--rounds", help="Timed queries of the large family.")
 LOADS = typer.Option(5, "--loads", help="Timed page loads in Chromium.")
-OUTPUT = typer.Option(None, "--output", help="Also write the report here.")
 
 
 async def _run(
@@ -460,26 +451,22 @@ async def _static(gql: GraphQL, name: str) -> str:
 
 
 def family(
-    neo4j_uri: str | None = NEO4J_URI,
+    neo4j_uri: str | None = OTHER_NEO4J_URI,
     neo4j_password: str | None = NEO4J_PASSWORD,
     seed: int = SEED,
     large: int = LARGE_OPTION,
     clients: int = CLIENTS,
     rounds: int = ROUNDS,
     loads: int = LOADS,
-    output: Path | None = OUTPUT,
+    output: Path | None = OTHER_OUTPUT,
 ) -> None:
     """A 2,000-thread and a 10-thread family built through the API: the lineage page's
     queries per returned thread on both, and the page's drawing time in Chromium."""
     from bench.runner import machine, versions
 
-    home = Path(os.environ.get("THREADLINE_HOME", ".threadline")) / "neo4j" / "family"
     load_before = os.getloadavg()
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
-    neo4j = None if neo4j_uri else service.start_neo4j(home, "1k")
-    try:
-        uri = neo4j_uri or (neo4j.uri if neo4j else "")
-        auth = ("neo4j", neo4j_password) if neo4j_password and neo4j_uri else None
+    with service.neo4j_or_throwaway("family", neo4j_uri, neo4j_password) as (home, uri, auth):
         if neo4j_uri:
             _wipe(uri, auth)
         api = service.start_api(home / "api", uri, auth, "neo4j", [WORKSPACE])
@@ -490,9 +477,6 @@ def family(
         finally:
             api.stop()
         facts = {**machine(), **_versions(uri, auth, versions)}
-    finally:
-        if neo4j is not None:
-            neo4j.stop()
     results = FamilyResults(
         built,
         timings,

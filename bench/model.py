@@ -7,6 +7,8 @@ which only `SET n = row.props` and draw the links named by the row's `*Id` field
 
 The rules the service follows, and this module mirrors:
 - every node has `workspace`; server-made ids are `<prefix>_<32 hex>`;
+- a record's field `snake_case` is stored as the property `camelCase` (`_fields`), except
+  where a function below says otherwise;
 - nested values are JSON strings (`*Json`, keys sorted); Neo4j holds no maps;
 - ids of linked nodes are mirrored as properties beside the relationships;
 - a property whose value is null is not stored at all;
@@ -15,16 +17,18 @@ The rules the service follows, and this module mirrors:
   and one when it reached its present state (as-of answers on bulk data see only those).
 
 When the write path gains a property (say per-provider-thread coverage ranges or per-run
-digests), add it to the matching function below; `bench.conformance` compares these
-shapes with what the running service writes and names any property that is missing.
+digests), add it to the record, or to the matching function below when it is derived;
+`bench.conformance` compares these shapes with what the running service writes and names
+any property that is missing.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from bench.content import Item
 from bench.records import (
@@ -43,14 +47,14 @@ from graph.history import NodeKind
 from graph.models import (
     DIGEST_VERSION,
     CheckpointNode,
-    FileDiffStat,
     RunDigest,
-    RunItem,
     RunNode,
-    RunStatus,
 )
 from graph.ranges import Ranges
 from resolvers.handoffs.summarizer import digest_of, token_estimate
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 Row = dict[str, Any]
 
@@ -62,6 +66,35 @@ def _json(value: Any) -> str:
 def _present(values: dict[str, Any]) -> Row:
     """Null properties are not stored (the service drops them before writing)."""
     return {key: value for key, value in values.items() if value is not None}
+
+
+def _fields(
+    record: DataclassInstance, *, nested: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+) -> Row:
+    """A record's fields as the service names its properties (and graph.models its
+    fields): `snake_case` becomes `camelCase`, and a `nested` value is stored as a JSON
+    string named `<name>Json`.
+    `skip`: fields that are not properties of the node (links, the simulator's own)."""
+    values: Row = {}
+    for name, key, is_nested in _properties(type(record), nested, skip):
+        value = getattr(record, name)
+        values[key] = _json(value) if is_nested and value is not None else value
+    return values
+
+
+@cache
+def _properties(
+    kind: type[DataclassInstance], nested: tuple[str, ...], skip: tuple[str, ...]
+) -> tuple[tuple[str, str, bool], ...]:
+    """(field, property, nested) for each field of `kind` that is a property."""
+    found = []
+    for field_ in fields(kind):
+        first, *rest = field_.name.split("_")
+        key = first + "".join(word.capitalize() for word in rest)
+        is_nested = field_.name in nested
+        if field_.name not in skip:
+            found.append((field_.name, key + "Json" if is_nested else key, is_nested))
+    return tuple(found)
 
 
 # ---- nodes --------------------------------------------------------------------------
@@ -116,27 +149,13 @@ def run_props(run: RunRecord, workspace: str, delta_chain: int = 0) -> Row:
     """A run; `delta_chain` as docs/MODEL.md defines it (see `delta_chains`)."""
     return _present(
         {
-            "id": run.id,
+            **_fields(run, skip=("items", "checkpoint", "rolled_back_at")),
             "workspace": workspace,
-            "threadId": run.thread_id,
-            "ordinal": run.ordinal,
-            "provider": run.provider,
-            "model": run.model,
-            "status": run.status,
-            "input": run.input,
-            "providerThreadId": run.provider_thread_id,
-            "nativeTurnRef": run.native_turn_ref,
-            "failureReason": run.failure_reason,
-            "startedAt": run.started_at,
-            "completedAt": run.completed_at,
             "deltaChain": delta_chain,
-            "startStrategy": run.start_strategy,
-            "providerAction": run.provider_action,
             "digestJson": _json(digest(run).model_dump(mode="json"))
             if run.completed_at is not None
             else None,
             "digestVersion": DIGEST_VERSION if run.completed_at is not None else None,
-            "rolledBackTo": run.rolled_back_to,
             "historyJson": _run_history(run),
         }
     )
@@ -154,33 +173,12 @@ def _run_history(run: RunRecord) -> list[str]:
 def digest(run: RunRecord) -> RunDigest:
     """What the service keeps for summaries when a run ends (resolvers.handoffs.summarizer); a run
     rolled back since keeps the digest of how it ended."""
-    checkpoint = run.checkpoint
     ended = run.status
     if ended == "ROLLED_BACK":
         ended = "FAILED" if run.failure_reason is not None else "COMPLETED"
-    return digest_of(
-        RunNode(
-            id=run.id,
-            threadId=run.thread_id,
-            ordinal=run.ordinal,
-            provider=run.provider,
-            status=RunStatus(ended),
-            input=run.input,
-            providerThreadId=run.provider_thread_id,
-            failureReason=run.failure_reason,
-            startedAt=run.started_at,
-            items=[RunItem.model_validate(item) for item in run.items],
-            checkpoint=CheckpointNode(
-                id=checkpoint.id,
-                runId=run.id,
-                ref=checkpoint.ref,
-                diffSummary=[FileDiffStat.model_validate(s) for s in checkpoint.diff_summary],
-                createdAt=checkpoint.created_at,
-            )
-            if checkpoint
-            else None,
-        )
-    )
+    checkpoint = run.checkpoint
+    node = None if checkpoint is None else CheckpointNode.model_validate(_fields(checkpoint))
+    return digest_of(RunNode.model_validate({**_fields(run), "status": ended, "checkpoint": node}))
 
 
 def delta_chains(thread: ThreadRecord) -> dict[str, int]:
@@ -219,84 +217,37 @@ def item_props(item: Item, seq: int, workspace: str) -> Row:
 
 
 def checkpoint_props(checkpoint: CheckpointRecord, workspace: str) -> Row:
-    return _present(
-        {
-            "id": checkpoint.id,
-            "workspace": workspace,
-            "runId": checkpoint.run_id,
-            "ref": checkpoint.ref,
-            "diffSummaryJson": _json(checkpoint.diff_summary),
-            "createdAt": checkpoint.created_at,
-        }
-    )
+    return _present({**_fields(checkpoint, nested=("diff_summary",)), "workspace": workspace})
 
 
 def provider_thread_props(
     pt: ProviderThreadRecord, workspace: str, native: Iterable[int] = ()
 ) -> Row:
     """A provider thread; `native`: the ordinals of the history runs that ran on it."""
+    values = _fields(pt)
     return _present(
         {
-            "id": pt.id,
+            **values,
             "workspace": workspace,
-            "threadId": pt.thread_id,
-            "provider": pt.provider,
-            "nativeRef": pt.native_ref,
-            "status": pt.status,
-            "model": pt.model,
-            "historyMode": pt.history_mode,
-            "createdAt": pt.created_at,
-            "lastUsedAt": pt.last_used_at,
-            "forkedFromId": pt.forked_from_id,
-            "staleSignals": pt.stale_signals,
             "nativeRanges": _ranges(native),
-            "heldTokens": pt.held_tokens,
             "historyJson": _history(
                 "providerThread",
                 (pt.created_at, {"status": "PENDING", "model": pt.model}),
-                (pt.last_used_at, _last(pt)),
+                (pt.last_used_at, values),  # `_history` keeps the tracked ones
             ),
         }
     )
 
 
-def _last(pt: ProviderThreadRecord) -> Row:
-    return {
-        "status": pt.status,
-        "nativeRef": pt.native_ref,
-        "historyMode": pt.history_mode,
-        "model": pt.model,
-        "staleSignals": pt.stale_signals,
-    }
-
-
 def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
     return _present(
         {
-            "id": handoff.id,
+            **_fields(handoff, nested=("sections", "budget", "quality"), skip=("covered_run_ids",)),
             "workspace": workspace,
-            "threadId": handoff.thread_id,
-            "sourceThreadId": handoff.source_thread_id,
-            "transferId": handoff.transfer_id,
-            "targetRunId": handoff.target_run_id,
-            "toProviderThreadId": handoff.to_provider_thread_id,
-            "fromProviderThreadIds": handoff.from_provider_thread_ids,
-            "coveredFrom": handoff.covered_from,
-            "coveredTo": handoff.covered_to,
-            "strategy": handoff.strategy,
-            "kind": handoff.kind,
-            "summaryText": handoff.summary_text,
-            "sectionsJson": _json(handoff.sections),
-            "budgetJson": _json(handoff.budget) if handoff.budget is not None else None,
             # The generated text stands in for a summary's size: it lists no omitted items.
             "omittedJson": _json([]),
-            "qualityJson": _json(handoff.quality) if handoff.quality is not None else None,
             "qualityScore": handoff.quality["score"] if handoff.quality is not None else None,
             "tokenEstimate": token_estimate(handoff.summary_text),
-            "status": handoff.status,
-            "createdAt": handoff.created_at,
-            "updatedAt": handoff.updated_at,
-            "summarySource": handoff.summary_source,
             "generationMs": local_generation_ms(handoff.summary_text),
             "historyJson": _history(
                 "handoff",
@@ -314,58 +265,27 @@ def local_generation_ms(text: str) -> float:
 
 
 def transfer_props(transfer: TransferRecord, workspace: str) -> Row:
+    values = _fields(transfer, nested=("source_point", "base_point", "payload"))
     return _present(
         {
-            "id": transfer.id,
+            **values,
             "workspace": workspace,
-            "type": transfer.type,
-            "status": transfer.status,
-            "sourceThreadId": transfer.source_thread_id,
-            "targetThreadId": transfer.target_thread_id,
-            "sourcePointJson": _json(transfer.source_point),
-            "basePointJson": None if transfer.base_point is None else _json(transfer.base_point),
-            "sourceProvider": transfer.source_provider,
-            "targetProvider": transfer.target_provider,
-            "resolutionStrategy": transfer.resolution_strategy,
-            "resolvedProviderThreadId": transfer.resolved_provider_thread_id,
-            "handoffId": transfer.handoff_id,
-            "createdBy": transfer.created_by,
-            "createdAt": transfer.created_at,
-            "consumedAt": transfer.consumed_at,
-            "consumedByRunId": transfer.consumed_by_run_id,
-            "payloadJson": None if transfer.payload is None else _json(transfer.payload),
-            "spawnedByRunId": transfer.spawned_by_run_id,
             "historyJson": _history(
                 "transfer",
                 (transfer.created_at, {"status": "PENDING"}),
-                (transfer.consumed_at or transfer.created_at, _settled(transfer)),
+                (transfer.consumed_at or transfer.created_at, values),
             ),
         }
     )
 
 
-def _settled(transfer: TransferRecord) -> Row:
-    return {
-        "status": transfer.status,
-        "resolutionStrategy": transfer.resolution_strategy,
-        "resolvedProviderThreadId": transfer.resolved_provider_thread_id,
-        "handoffId": transfer.handoff_id,
-        "consumedAt": transfer.consumed_at,
-        "consumedByRunId": transfer.consumed_by_run_id,
-    }
-
-
 def event_props(event: EventRecord, seq: int, thread_id: str, workspace: str) -> Row:
     return _present(
         {
-            "id": event.id,
+            **_fields(event, nested=("payload",)),
             "workspace": workspace,
             "threadId": thread_id,
             "seq": seq,
-            "type": event.type,
-            "at": event.at,
-            "runId": event.run_id,
-            "payloadJson": _json(event.payload),
         }
     )
 

@@ -17,7 +17,9 @@ from bench.client import (
     ATTACH,
     CREATE_THREAD,
     FAIL,
+    FORK_AT_RUN,
     HISTORY_MODES,
+    SPAWN,
     START,
     GraphQL,
     command_id,
@@ -34,12 +36,6 @@ ROLLBACK = """
 mutation($id: ID!, $to: Int!, $commandId: String) {
   rollbackThread(threadId: $id, toRunOrdinal: $to, commandId: $commandId) { thread { id } }
 }"""
-FORK_AT_RUN = """
-mutation($id: ID!, $runId: ID!, $title: String, $commandId: String) {
-  forkThread(sourceThreadId: $id, at: {runId: $runId}, title: $title, commandId: $commandId) {
-    id
-  }
-}"""
 FORK_AT_CHECKPOINT = """
 mutation($id: ID!, $checkpointId: ID!, $title: String, $commandId: String) {
   forkThread(sourceThreadId: $id, at: {checkpointId: $checkpointId}, title: $title,
@@ -48,12 +44,6 @@ mutation($id: ID!, $checkpointId: ID!, $title: String, $commandId: String) {
 MERGE_BACK = """
 mutation($id: ID!, $commandId: String) {
   mergeBack(forkThreadId: $id, commandId: $commandId) { id }
-}"""
-SPAWN = """
-mutation($runId: ID!, $task: String!, $provider: String, $commandId: String) {
-  spawnSubagent(parentRunId: $runId, task: $task, provider: $provider, commandId: $commandId) {
-    id
-  }
 }"""
 RECORD_NATIVE = """
 mutation($runId: ID!, $provider: String!, $ref: String!, $title: String, $commandId: String) {

@@ -20,6 +20,9 @@ PAIR_COLUMNS = (
     "round trips",
 )
 
+# A row of `_pair_table`: its leading cells, the measured pair, its round trips.
+_PairRow = tuple[Sequence[object], Pair, object]
+
 
 def render(results: Results) -> str:
     config = results.config
@@ -210,19 +213,17 @@ def _data(steps: Iterable[ScaleStep]) -> list[str]:
 
 
 def _windows(windows: list[Window]) -> list[str]:
-    rows = [
-        "Milliseconds; `n` samples = measured threads x window runs. Raw = one statement in "
-        "one write transaction doing the same writes (bench/cypher/baseline/).",
-        "",
-        *_header(("operation", "runs"), PAIR_COLUMNS),
-    ]
+    rows: list[_PairRow] = []
     for window in windows:
         for op in ("start", "attach", "complete", "cycle"):
-            pair = _op(window, op)
-            trips = window.round_trips.get(op)
             runs = f"{window.first}-{window.last}"
-            rows.append(_row(_name(op), runs, *_pair(pair), "" if trips is None else trips))
-    return rows
+            rows.append(((_name(op), runs), _op(window, op), window.round_trips.get(op, "")))
+    return _pair_table(
+        "Milliseconds; `n` samples = measured threads x window runs. Raw = one statement in "
+        "one write transaction doing the same writes (bench/cypher/baseline/).",
+        ("operation", "runs"),
+        rows,
+    )
 
 
 def _reads(results: Results) -> list[str]:
@@ -233,21 +234,31 @@ def _reads(results: Results) -> list[str]:
 
 
 def _scales(steps: list[ScaleStep]) -> list[str]:
-    rows = [
-        "`lineage(depth: 20)` of the probe family (a fork chain 20 deep with a subagent on "
-        "every level) and the `thread` read of its 50-run root, written with the bulk data.",
-        "",
-        *_header(("step", "read", "answer"), PAIR_COLUMNS),
-    ]
+    rows: list[_PairRow] = []
     for step in steps:
         for what, pair, trips, answer in (
             ("lineage", step.lineage, step.lineage_round_trips, f"{step.lineage_nodes} threads"),
             ("coverage", step.coverage, step.coverage_round_trips, f"{step.coverage_runs} runs"),
         ):
-            if pair is None:
-                continue
-            rows.append(_row(step.label, what, answer, *_pair(pair), trips))
-    return rows
+            if pair is not None:
+                rows.append(((step.label, what, answer), pair, trips))
+    return _pair_table(
+        "`lineage(depth: 20)` of the probe family (a fork chain 20 deep with a subagent on "
+        "every level) and the `thread` read of its 50-run root, written with the bulk data.",
+        ("step", "read", "answer"),
+        rows,
+    )
+
+
+def _pair_table(note: str, left: Sequence[str], rows: Iterable[_PairRow]) -> list[str]:
+    """A note, then a table of measured pairs: each row's `left` cells, its pair
+    (PAIR_COLUMNS) and its round trips."""
+    return [
+        note,
+        "",
+        *_header(left, PAIR_COLUMNS),
+        *(_row(*cells, *_pair(pair), trips) for cells, pair, trips in rows),
+    ]
 
 
 def _over(rate: Rate) -> str:

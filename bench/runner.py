@@ -159,19 +159,10 @@ async def run(config: Config, target: Target, log: Log) -> Results:
         gql = GraphQL(api.url, api.token(config.workspace))
         raw = Raw(async_driver, target.database)
         try:
-            await _measure(
-                config,
-                target,
-                api,
-                gql,
-                raw,
-                managed,
-                sync_driver,
-                results,
-                log,
-            )
+            session = _Session(config, target, api, gql, raw, managed, results, log)
+            await _measure(session, sync_driver)
             if started_api and config.api_processes > 1:
-                await _spread(config, target, api, gql, raw, managed, uri, auth, results, log)
+                await _spread(session, uri, auth)
         finally:
             await gql.close()
             await async_driver.close()
@@ -195,17 +186,24 @@ def write_report(results: Results, path: Path = RESULTS) -> None:
     path.write_text(report.render(results))
 
 
-async def _measure(
-    config: Config,
-    target: Target,
-    api: service.Api,
-    gql: GraphQL,
-    raw: Raw,
-    managed: LocalNeo4j | None,
-    driver: Driver,
-    results: Results,
-    log: Log,
-) -> None:
+@dataclass(frozen=True)
+class _Session:
+    """What the measurements of one run share: its settings, the processes and clients
+    it measures, and where the figures go."""
+
+    config: Config
+    target: Target
+    api: service.Api
+    gql: GraphQL
+    raw: Raw
+    managed: LocalNeo4j | None
+    results: Results
+    log: Log
+
+
+async def _measure(session: _Session, driver: Driver) -> None:
+    config, target, api, managed = session.config, session.target, session.api, session.managed
+    gql, raw, results, log = session.gql, session.raw, session.results, session.log
     store = managed.home / "data" if managed else None
     writer = BulkWriter(driver, target.database, config.workspace, config.batch_rows)
     probe = families.probe_family(config.seed, config.shape, config.workspace)
@@ -278,20 +276,11 @@ async def _measure(
     )
 
 
-async def _spread(
-    config: Config,
-    target: Target,
-    api: service.Api,
-    gql: GraphQL,
-    raw: Raw,
-    managed: LocalNeo4j | None,
-    uri: str,
-    auth: tuple[str, str] | None,
-    results: Results,
-    log: Log,
-) -> None:
+async def _spread(session: _Session, uri: str, auth: tuple[str, str] | None) -> None:
     """Throughput with the clients spread over several API processes on the one Neo4j, as
     behind a round-robin balancer (docs/SCALING.md, "Several API processes")."""
+    config, target, api, managed = session.config, session.target, session.api, session.managed
+    gql, raw, results, log = session.gql, session.raw, session.results, session.log
     log(f"starting {config.api_processes - 1} more threadline serve process(es)")
     more = [
         await asyncio.to_thread(

@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,6 +73,23 @@ def start_neo4j(
     shutil.rmtree(home / "data", ignore_errors=True)
     instance.start()
     return instance
+
+
+@contextlib.contextmanager
+def neo4j_or_throwaway(
+    name: str, uri: str | None, password: str | None
+) -> Iterator[tuple[Path, str, tuple[str, str] | None]]:
+    """The Neo4j at `uri` (user `neo4j`), or a throwaway one started under
+    THREADLINE_HOME/neo4j/<name> and stopped on leaving: that folder, the URI, the auth."""
+    home = Path(os.environ.get("THREADLINE_HOME", ".threadline")) / "neo4j" / name
+    if uri:
+        yield home, uri, ("neo4j", password) if password else None
+        return
+    instance = start_neo4j(home, "1k")
+    try:
+        yield home, instance.uri, None
+    finally:
+        instance.stop()
 
 
 @dataclass

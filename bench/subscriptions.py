@@ -34,7 +34,7 @@ import neo4j
 import typer
 
 from bench import service
-from bench.cli import NEO4J_PASSWORD, NOTE
+from bench.cli import NEO4J_PASSWORD, NOTE, OTHER_NEO4J_URI, OTHER_OUTPUT
 from bench.client import GraphQL, ServiceThread
 from bench.measure import stderr_log
 from bench.results import Stat, percentile
@@ -526,15 +526,8 @@ def _options(**values: object) -> Iterator[str]:
 
 def _on_neo4j(outcome: Outcome, neo4j_uri: str | None, password: str | None) -> None:
     """`run` on the given Neo4j, or on a throwaway one started and stopped here."""
-    home = Path(os.environ.get("THREADLINE_HOME", ".threadline")) / "neo4j" / "subscriptions"
-    instance = None if neo4j_uri else service.start_neo4j(home, "1k")
-    try:
-        uri = neo4j_uri or (instance.uri if instance else "")
-        auth = ("neo4j", password) if password and neo4j_uri else None
+    with service.neo4j_or_throwaway("subscriptions", neo4j_uri, password) as (home, uri, auth):
         run(home / "runs", uri, auth, outcome)
-    finally:
-        if instance is not None:
-            instance.stop()
 
 
 SUBSCRIBERS = typer.Option(1000, "--subscribers", help="Websocket subscribers.")
@@ -542,8 +535,6 @@ THREADS = typer.Option(100, "--threads", help="Threads they watch, evenly.")
 DURATION = typer.Option(60.0, "--duration", help="Seconds of writes.")
 PACE = typer.Option(6.0, "--pace", help="Mutations per second, across the threads.")
 POLL_S = typer.Option(0.5, "--poll-s", help="The API's THREADLINE_SUBSCRIPTION_POLL_S.")
-NEO4J_URI = typer.Option(None, "--neo4j-uri", help="A running Neo4j (default: a throwaway one).")
-OUTPUT = typer.Option(None, "--output", help="Also write the report here.")
 
 
 def subscriptions(
@@ -552,9 +543,9 @@ def subscriptions(
     duration: float = DURATION,
     pace: float = PACE,
     poll_s: float = POLL_S,
-    neo4j_uri: str | None = NEO4J_URI,
+    neo4j_uri: str | None = OTHER_NEO4J_URI,
     neo4j_password: str | None = NEO4J_PASSWORD,
-    output: Path | None = OUTPUT,
+    output: Path | None = OTHER_OUTPUT,
     note: str | None = NOTE,
 ) -> None:
     """Many websocket subscribers on one API process: delivery latency, lost events, RSS."""
