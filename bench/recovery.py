@@ -33,6 +33,7 @@ import typer
 from neo4j import GraphDatabase
 
 from bench import service
+from bench.cli import OTHER_OUTPUT
 from bench.client import CREATE_THREAD, BenchError, GraphQL, ServiceThread
 from graph.runtime.local_neo4j import LocalNeo4j
 
@@ -44,7 +45,6 @@ LOADERS = 4
 BASELINE_CYCLES = 10  # cycles (four writes each) acknowledged before the first kill
 WORKSPACE = "recovery"
 USERS_DB_TIMEOUT = {"THREADLINE_DB_TIMEOUT_S": "5"}
-OUTPUT = typer.Option(None, "--output", help="Also write the table here.")
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ def table(results: list[Round]) -> list[str]:
 
 def recovery(
     rounds: int = typer.Option(3, "--rounds", help="Kill and restart Neo4j this many times."),
-    output: Path | None = OUTPUT,
+    output: Path | None = OTHER_OUTPUT,
 ) -> None:
     """Kill Neo4j under load and start it again: how soon the same API is ready and writes."""
     home = Path(os.environ.get("THREADLINE_HOME", ".threadline")) / "neo4j" / "recovery"
