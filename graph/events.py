@@ -69,6 +69,32 @@ class Payload(BaseModel):
         return self.model_dump(mode="json", exclude_unset=True) or None
 
 
+class RunEvent(Payload):
+    """What happened to one run of the event's thread: its ordinal."""
+
+    ordinal: int
+
+
+class ProviderThreadEvent(Payload):
+    providerThreadId: str
+
+
+class HandoffEvent(Payload):
+    handoffId: str
+
+
+class TransferEvent(Payload):
+    transferId: str
+
+
+class Superseded(Payload):
+    """Why a handoff or transfer was superseded, and by which one (when one replaced it).
+    Listed after the subject's id, so first among the bases of a payload."""
+
+    reason: str | None = None
+    supersededBy: str | None = None
+
+
 class ThreadCreated(Payload):
     """A root thread (its title) or a fork or subagent (its parent and transfer)."""
 
@@ -109,9 +135,8 @@ class ThreadRolledBack(Payload):
     rolledBackRuns: int
 
 
-class RunStarted(Payload):
+class RunStarted(RunEvent):
     kind = EventType.RUN_STARTED
-    ordinal: int
     provider: str
     strategy: StartStrategy
     providerAction: ProviderAction
@@ -123,34 +148,30 @@ class RunStartFailed(Payload):
     reason: str
 
 
-class RunRestarted(Payload):
+class RunRestarted(RunEvent):
     """The run moved to a new provider thread (`providerAction` since it was recorded:
     older events lack it, and the run's own field says it)."""
 
     kind = EventType.RUN_RESTARTED
-    ordinal: int
     strategy: StartStrategy
     providerAction: ProviderAction | None = None
 
 
-class RunCompleted(Payload):
+class RunCompleted(RunEvent):
     kind = EventType.RUN_COMPLETED
-    ordinal: int
     items: int
     checkpointId: str | None = None
 
 
-class RunFailed(Payload):
+class RunFailed(RunEvent):
     kind = EventType.RUN_FAILED
-    ordinal: int
     reason: str
 
 
-class RunInterrupted(Payload):
+class RunInterrupted(RunEvent):
     """A usage limit of the run's provider stopped it; `items`: the partial items kept."""
 
     kind = EventType.RUN_INTERRUPTED
-    ordinal: int
     provider: str
     reason: str
     items: int
@@ -158,38 +179,33 @@ class RunInterrupted(Payload):
     resetsAt: datetime | None = None
 
 
-class ProviderThreadCreated(Payload):
+class ProviderThreadCreated(ProviderThreadEvent):
     kind = EventType.PROVIDER_THREAD_CREATED
-    providerThreadId: str
     provider: str
 
 
-class ProviderThreadAttached(Payload):
+class ProviderThreadAttached(ProviderThreadEvent):
     kind = EventType.PROVIDER_THREAD_ATTACHED
-    providerThreadId: str
     nativeRef: str
     historyMode: HistoryMode
 
 
-class ProviderThreadStatusChanged(Payload):
+class ProviderThreadStatusChanged(ProviderThreadEvent):
     kind = EventType.PROVIDER_THREAD_STATUS
-    providerThreadId: str
     status: ProviderThreadStatus
 
 
-class ProviderThreadUsage(Payload):
+class ProviderThreadUsage(ProviderThreadEvent):
     """Its provider reported what the native thread holds (with a run's completion, or
     on its own, after a native compaction say)."""
 
     kind = EventType.PROVIDER_THREAD_USAGE
-    providerThreadId: str
     contextTokens: int
     contextWindowTokens: int | None = None
 
 
-class HandoffCreated(Payload):
+class HandoffCreated(HandoffEvent):
     kind = EventType.HANDOFF_CREATED
-    handoffId: str
     strategy: HandoffStrategy
     covered: list[int]  # [from, to]
     source: SummarySource
@@ -198,11 +214,10 @@ class HandoffCreated(Payload):
     cachedFrom: str | None = None
 
 
-class HandoffReplaced(Payload):
+class HandoffReplaced(HandoffEvent):
     """A handoff's text written again: into itself when it was PENDING (`filled`), else
     into a new handoff that `supersedes` it."""
 
-    handoffId: str
     filled: bool | None = None
     supersedes: str | None = None
 
@@ -215,62 +230,50 @@ class HandoffSubmitted(HandoffReplaced):
     kind = EventType.HANDOFF_SUBMITTED
 
 
-class HandoffSuperseded(Payload):
+class HandoffSuperseded(Superseded, HandoffEvent):
     kind = EventType.HANDOFF_SUPERSEDED
-    handoffId: str
-    reason: str | None = None
-    supersededBy: str | None = None
 
 
-class HandoffSummarized(Payload):
+class HandoffSummarized(HandoffEvent):
     kind = EventType.HANDOFF_SUMMARIZED
-    handoffId: str
     source: SummarySource
     model: str | None = None
     generationMs: float | None = None
     fallbackReason: str | None = None
 
 
-class HandoffFailed(Payload):
+class HandoffFailed(HandoffEvent):
     kind = EventType.HANDOFF_FAILED
-    handoffId: str
     reason: str
     replacedBy: str | None = None
 
 
-class TransferCreated(Payload):
+class TransferCreated(TransferEvent):
     kind = EventType.TRANSFER_CREATED
-    transferId: str
     type: TransferType
     sourceThreadId: str | None = None
     targetThreadId: str | None = None
     status: TransferStatus | None = None
 
 
-class TransferResolved(Payload):
+class TransferResolved(TransferEvent):
     kind = EventType.TRANSFER_RESOLVED
-    transferId: str
     status: TransferStatus
     strategy: ResolutionStrategy
 
 
-class TransferConsumed(Payload):
+class TransferConsumed(TransferEvent):
     kind = EventType.TRANSFER_CONSUMED
-    transferId: str
 
 
-class TransferSuperseded(Payload):
+class TransferSuperseded(Superseded, TransferEvent):
     kind = EventType.TRANSFER_SUPERSEDED
-    transferId: str
-    reason: str | None = None
-    supersededBy: str | None = None
 
 
-class SessionImported(Payload):
+class SessionImported(ProviderThreadEvent):
     """Runs of a provider's session file joined the thread (`covered`: their ordinals)."""
 
     kind = EventType.SESSION_IMPORTED
-    providerThreadId: str
     sessionId: str
     importedRuns: int
     skippedRuns: int

@@ -68,13 +68,29 @@ async def locked(
     `run_handoffs_only`: for those after the start (attach, complete, fail), whose
     decisions look only at the handoffs of the run in progress. `limits_at`: for a start,
     the workspace's usage limits in force then, read with the state."""
+    return await states(
+        tx, caller, thread_id, lock=True, lock_ends=ends, lock_parent=parent, **options
+    )
+
+
+async def states(
+    tx: Tx,
+    caller: Caller,
+    thread_id: str | None,
+    *,
+    lock: bool,
+    lock_ends: bool = False,
+    lock_parent: bool = False,
+    **options: Unpack[repo.StateOptions],
+) -> tuple[ThreadState, dict[str, ThreadState]]:
+    """`repo.states` in the caller's workspace; NOT_FOUND names what named the thread."""
     found = await repo.states(
         tx,
         caller.workspace,
         thread_id=thread_id,
-        lock=True,
-        lock_ends=ends,
-        lock_parent=parent,
+        lock=lock,
+        lock_ends=lock_ends,
+        lock_parent=lock_parent,
         **options,
     )
     if found is None:
@@ -108,10 +124,12 @@ async def assigned(
     plans: Sequence[PlannedHandoff],
     source: SummarySource,
     entering: ProviderCapabilities,
-    states: Mapping[str, ThreadState],
+    state: ThreadState,
+    related: Mapping[str, ThreadState],
 ) -> tuple[list[Assignment], dict[str, HandoffNode]]:
-    """Who writes each of `plans` (`states`: the thread's and its related threads'), and
-    the configured summaries of the same material already paid for, by key."""
+    """Who writes each of `plans` (for the thread of `state`, with its `related` threads),
+    and the configured summaries of the same material already paid for, by key."""
+    states = {state.thread.id: state, **related}
     assignments = summary_sources.assign(plans, source, entering, states, caller.summaries)
     keys = [a.request.key for a in assignments if a.configured and a.request is not None]
     cached = await repo.summaries_by_key(tx, caller.workspace, keys) if keys else {}

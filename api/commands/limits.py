@@ -8,11 +8,11 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from api.commands.caller import Caller, decided
+from api.commands.caller import Caller, decided, states
 from api.commands.receipts import Written
 from api.commands.runs import run_in_progress
 from graph import repo
-from graph.errors import ErrorCode, ThreadlineError, not_found
+from graph.errors import ErrorCode, ThreadlineError
 from graph.models import ProviderLimitNode, RunItem
 from graph.store import Tx
 from resolvers import limits
@@ -82,17 +82,9 @@ class Suggestion(limits.Candidate):
 async def suggest_providers(tx: Tx, caller: Caller, thread_id: str) -> list[Suggestion]:
     """Every configured provider that could take the thread, ranked (`limits.ranked`),
     each with the plan explainStartContext would give; nothing is written."""
-    found = await repo.states(
-        tx,
-        caller.workspace,
-        thread_id=thread_id,
-        lock=False,
-        related=True,
-        limits_at=caller.clock(),
+    state, related = await states(
+        tx, caller, thread_id, lock=False, related=True, limits_at=caller.clock()
     )
-    if found is None:
-        raise not_found("thread", thread_id)
-    state, related = found
     in_force = state.limitsInForce
     names = [provider.kind for provider in caller.providers.all()]
 

@@ -79,7 +79,7 @@ async def start_run(
     source = _source(caller, asked, caller.providers.get(request.provider))
     decision = await _decision(tx, caller, state, related, request)
     assignments, cached = await assigned(
-        tx, caller, decision.handoffs, source, decision.provider, {thread_id: state, **related}
+        tx, caller, decision.handoffs, source, decision.provider, state, related
     )
     draft = caller.draft()
     outcome = start_plan.start(
@@ -153,7 +153,7 @@ async def report_start_failure(
     )
     decision = await _decision(tx, caller, state, related, request, restart=run)
     assignments, cached = await assigned(
-        tx, caller, decision.handoffs, source, provider, {state.thread.id: state, **related}
+        tx, caller, decision.handoffs, source, provider, state, related
     )
     draft = caller.draft()
     outcome = start_plan.start(
@@ -193,9 +193,7 @@ async def _summary_failed(
             for h in pending
         ],
     )
-    assignments, cached = await assigned(
-        tx, caller, replans, source, provider, {state.thread.id: state, **related}
-    )
+    assignments, cached = await assigned(tx, caller, replans, source, provider, state, related)
     draft = caller.draft()
     outcome = summary_failures.summary_failed(
         draft, state, related, run, pending, replans, assignments, cached, reason, provider

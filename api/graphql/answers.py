@@ -27,6 +27,7 @@ from api.graphql.types import (
     Thread,
     ThreadRelationship,
     by_id,
+    from_model,
     required,
 )
 from graph import models
@@ -167,19 +168,13 @@ class StartContextPlan:
     async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:
         pt = await by_id(info, ProviderThread, found.providerThreadId, at)
         run = found.recordedRun
-        return cls(
-            strategy=found.strategy,
-            provider_action=found.providerAction,
+        return from_model(
+            cls,
+            found,
             provider_thread=pt,
-            handoff_strategies=found.handoffStrategies,
             covered_run_ordinals=found.covered,
-            token_estimate=found.tokenEstimate,
-            staleness_signals=found.stalenessSignals,
-            explanation=found.explanation,
             recorded_run=Run.of(run, at) if run else None,
-            differs_from_record=found.differsFromRecord,
             budget=_budget(found.budget),
-            omitted_count=found.omittedCount,
         )
 
 

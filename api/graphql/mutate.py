@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 
 from api.commands.caller import Caller
 from api.commands.receipts import Written
@@ -15,27 +16,43 @@ from graph.store import Tx
 
 T = TypeVar("T")
 R = TypeVar("R")
-Work = Callable[[Tx, Caller], Awaitable[Written[T]]]
+P = ParamSpec("P")
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T, R]):
+    """What a command answers: its result (`result_type`, as its receipt stores it), and
+    how the field shapes that result (`shape`, read after the command committed)."""
+
+    result_type: type[T]
+    shape: Callable[[Info, T], R | Awaitable[R]]
 
 
 async def mutate(
     info: Info,
-    mutation: str,
-    args: dict[str, Any],
     command_id: str | None,
-    result_type: type[T],
-    work: Work[T],
-    answer: Callable[[T], R | Awaitable[R]],
+    args: dict[str, Any],
+    answer: Answer[T, R],
+    command: Callable[Concatenate[Tx, Caller, P], Awaitable[Written[T]]],
+    *params: P.args,
+    **options: P.kwargs,
 ) -> R:
-    """`work` as the command `mutation`, then `answer` of its result.
+    """`command(tx, caller, *params, **options)` as the command named as the field
+    (`createThread`...), then its `answer`.
 
     `args` are the arguments the receipt's hash covers: their keys are stored with every
     receipt, so they never change once a mutation has shipped (a retry of a commandId
-    stored by an earlier version must still match)."""
-    result = await info.context.command(mutation, args, command_id, result_type, work)
+    stored by an earlier version must still match); so does the name, the field's."""
+    result = await info.context.command(
+        info.field_name,
+        args,
+        command_id,
+        answer.result_type,
+        lambda tx, caller: command(tx, caller, *params, **options),
+    )
 
     async def shaped() -> R:
-        found = answer(result)
+        found = answer.shape(info, result)
         return await found if inspect.isawaitable(found) else found
 
     return await read_back(info, shaped())

@@ -4,7 +4,6 @@ work (`api.commands`), the arguments its receipt covers, and how its answer is s
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TypeVar
 
@@ -19,7 +18,7 @@ from api.graphql.inputs import (
     RunItemInput,
     SourcePointInput,
 )
-from api.graphql.mutate import mutate
+from api.graphql.mutate import Answer, mutate
 from graph import models
 from resolvers.imports.plan import Imported
 from resolvers.lineage.rollback import RollbackDecision
@@ -28,6 +27,42 @@ from resolvers.start.plan import StartOutcome
 
 Info = t.Info
 V = TypeVar("V")
+
+
+def _by_id(kind: type[V]) -> Answer[str, V]:
+    """The answer of a command whose result is the id of a `kind`: that node, read fresh."""
+    return Answer(str, lambda info, ident: t.required(t.by_id(info, kind, ident)))
+
+
+def _started(command_id: str | None) -> Answer[StartOutcome, a.StartContextResolution]:
+    """A start's answer once its configured summaries, if any, are in."""
+
+    async def answer(info: Info, outcome: StartOutcome) -> a.StartContextResolution:
+        finished = await info.context.finish_summaries(outcome, command_id)
+        return a.StartContextResolution.of(finished)
+
+    return Answer(StartOutcome, answer)
+
+
+THREAD: Answer[models.ThreadNode, t.Thread] = Answer(
+    models.ThreadNode, lambda _, node: t.Thread.of(node)
+)
+THREAD_BY_ID = _by_id(t.Thread)
+RUN: Answer[models.RunNode, t.Run] = Answer(models.RunNode, lambda _, node: t.Run.of(node))
+PROVIDER_THREAD: Answer[models.ProviderThreadNode, t.ProviderThread] = Answer(
+    models.ProviderThreadNode, lambda _, node: t.ProviderThread.of(node)
+)
+TRANSFER: Answer[models.TransferNode, t.ContextTransfer] = Answer(
+    models.TransferNode, lambda _, node: t.ContextTransfer.of(node)
+)
+HANDOFF_BY_ID = _by_id(t.ContextHandoff)
+LIMIT: Answer[models.ProviderLimitNode, t.ProviderLimit] = Answer(
+    models.ProviderLimitNode, lambda _, limit: t.ProviderLimit.of(limit)
+)
+CLEARED: Answer[limits.Cleared, t.ProviderLimit | None] = Answer(
+    limits.Cleared, lambda _, cleared: t.ProviderLimit.of(cleared.limit) if cleared.limit else None
+)
+IMPORTED: Answer[Imported, a.SessionImport] = Answer(Imported, a.SessionImport.of)
 
 
 @strawberry.type
@@ -41,13 +76,7 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.Thread:
         return await mutate(
-            info,
-            "createThread",
-            {"title": title, "id": id},
-            command_id,
-            models.ThreadNode,
-            lambda tx, caller: runs.create_thread(tx, caller, title, id),
-            t.Thread.of,
+            info, command_id, {"title": title, "id": id}, THREAD, runs.create_thread, title, id
         )
 
     @t.described("The one entry point for every run: how it starts, its context.", mutation=True)
@@ -75,16 +104,17 @@ class Mutation:
             # Only when set: a receipt stored before the argument existed still matches.
             **({"ignoreLimit": True} if ignore else {}),
         }
+        started = _started(command_id)
         return await mutate(
             info,
-            "startRun",
-            args,
             command_id,
-            StartOutcome,
-            lambda tx, caller: runs.start_run(
-                tx, caller, thread_id, request, source, ignore_limit=ignore
-            ),
-            lambda outcome: _started(info, outcome, command_id),
+            args,
+            started,
+            runs.start_run,
+            thread_id,
+            request,
+            source,
+            ignore_limit=ignore,
         )
 
     @strawberry.mutation
@@ -97,16 +127,16 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.ProviderThread:
         mode = models.HistoryMode(history_mode or models.HistoryMode.UNKNOWN)
+        args = {"id": provider_thread_id, "ref": native_ref, "mode": mode.value}
         return await mutate(
             info,
-            "attachNativeThread",
-            {"id": provider_thread_id, "ref": native_ref, "mode": mode.value},
             command_id,
-            models.ProviderThreadNode,
-            lambda tx, caller: runs.attach_native_thread(
-                tx, caller, provider_thread_id, native_ref, mode
-            ),
-            t.ProviderThread.of,
+            args,
+            PROVIDER_THREAD,
+            runs.attach_native_thread,
+            provider_thread_id,
+            native_ref,
+            mode,
         )
 
     @t.described(
@@ -124,14 +154,10 @@ class Mutation:
         summary_source: t.SummarySource | None = None,
     ) -> a.StartContextResolution:
         source = models.SummarySource(summary_source) if summary_source else None
+        args = {"runId": run_id, "reason": reason, **_source_arg(source)}
+        started = _started(command_id)
         return await mutate(
-            info,
-            "reportStartFailure",
-            {"runId": run_id, "reason": reason, **_source_arg(source)},
-            command_id,
-            StartOutcome,
-            lambda tx, caller: runs.report_start_failure(tx, caller, run_id, reason, source),
-            lambda outcome: _started(info, outcome, command_id),
+            info, command_id, args, started, runs.report_start_failure, run_id, reason, source
         )
 
     @strawberry.mutation
@@ -160,14 +186,16 @@ class Mutation:
         }
         return await mutate(
             info,
-            "completeRun",
-            args,
             command_id,
-            models.RunNode,
-            lambda tx, caller: runs.complete_run(
-                tx, caller, run_id, native_turn_ref, run_items, ref, diff, report
-            ),
-            t.Run.of,
+            args,
+            RUN,
+            runs.complete_run,
+            run_id,
+            native_turn_ref,
+            run_items,
+            ref,
+            diff,
+            report,
         )
 
     @t.described(
@@ -183,29 +211,23 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.ProviderThread:
         report = usage.model()
+        args = {"providerThreadId": provider_thread_id, "usage": report.model_dump()}
         return await mutate(
             info,
-            "reportContextUsage",
-            {"providerThreadId": provider_thread_id, "usage": report.model_dump()},
             command_id,
-            models.ProviderThreadNode,
-            lambda tx, caller: runs.report_context_usage(tx, caller, provider_thread_id, report),
-            t.ProviderThread.of,
+            args,
+            PROVIDER_THREAD,
+            runs.report_context_usage,
+            provider_thread_id,
+            report,
         )
 
     @strawberry.mutation
     async def fail_run(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
     ) -> t.Run:
-        return await mutate(
-            info,
-            "failRun",
-            {"runId": run_id, "reason": reason},
-            command_id,
-            models.RunNode,
-            lambda tx, caller: runs.fail_run(tx, caller, run_id, reason),
-            t.Run.of,
-        )
+        args = {"runId": run_id, "reason": reason}
+        return await mutate(info, command_id, args, RUN, runs.fail_run, run_id, reason)
 
     @t.described(
         "A provider account ran out: starts on it are refused until resetsAt (or until "
@@ -233,14 +255,15 @@ class Mutation:
         }
         return await mutate(
             info,
-            "reportProviderLimit",
-            args,
             command_id,
-            models.ProviderLimitNode,
-            lambda tx, caller: limits.report_provider_limit(
-                tx, caller, provider, reason, resets_at, run_id, items
-            ),
-            t.ProviderLimit.of,
+            args,
+            LIMIT,
+            limits.report_provider_limit,
+            provider,
+            reason,
+            resets_at,
+            run_id,
+            items,
         )
 
     @t.described(
@@ -250,15 +273,8 @@ class Mutation:
     async def clear_provider_limit(
         self, info: Info, provider: str, command_id: str | None = None
     ) -> t.ProviderLimit | None:
-        return await mutate(
-            info,
-            "clearProviderLimit",
-            {"provider": provider},
-            command_id,
-            limits.Cleared,
-            lambda tx, caller: limits.clear_provider_limit(tx, caller, provider),
-            lambda cleared: t.ProviderLimit.of(cleared.limit) if cleared.limit else None,
-        )
+        args = {"provider": provider}
+        return await mutate(info, command_id, args, CLEARED, limits.clear_provider_limit, provider)
 
     @t.described(
         "A provider's own session file (Claude Code JSONL, Codex rollout JSONL) as a thread: "
@@ -284,14 +300,14 @@ class Mutation:
         }
         return await mutate(
             info,
-            "importSession",
-            args,
             command_id,
-            Imported,
-            lambda tx, caller: imports.import_session(
-                tx, caller, chosen, content, thread_id, title
-            ),
-            lambda made: a.SessionImport.of(info, made),
+            args,
+            IMPORTED,
+            imports.import_session,
+            chosen,
+            content,
+            thread_id,
+            title,
         )
 
     @strawberry.mutation
@@ -302,28 +318,22 @@ class Mutation:
         to_run_ordinal: int,
         command_id: str | None = None,
     ) -> a.RollbackResult:
-        return await mutate(
-            info,
-            "rollbackThread",
-            {"threadId": thread_id, "to": to_run_ordinal},
-            command_id,
+        args = {"threadId": thread_id, "to": to_run_ordinal}
+        answer: Answer[RollbackDecision, a.RollbackResult] = Answer(
             RollbackDecision,
-            lambda tx, caller: runs.rollback_thread(tx, caller, thread_id, to_run_ordinal),
-            lambda decision: a.RollbackResult.load(info, thread_id, decision),
+            lambda info, decision: a.RollbackResult.load(info, thread_id, decision),
+        )
+        return await mutate(
+            info, command_id, args, answer, runs.rollback_thread, thread_id, to_run_ordinal
         )
 
     @strawberry.mutation
     async def regenerate_handoff(
         self, info: Info, handoff_id: strawberry.ID, command_id: str | None = None
     ) -> t.ContextHandoff:
+        args = {"handoffId": handoff_id}
         return await mutate(
-            info,
-            "regenerateHandoff",
-            {"handoffId": handoff_id},
-            command_id,
-            str,
-            lambda tx, caller: handoffs.regenerate_handoff(tx, caller, handoff_id),
-            _node(info, t.ContextHandoff),
+            info, command_id, args, HANDOFF_BY_ID, handoffs.regenerate_handoff, handoff_id
         )
 
     @strawberry.mutation
@@ -335,30 +345,25 @@ class Mutation:
         created_by_provider: str,
         command_id: str | None = None,
     ) -> t.ContextHandoff:
+        args = {"handoffId": handoff_id, "text": summary_text, "by": created_by_provider}
         return await mutate(
             info,
-            "submitHandoffSummary",
-            {"handoffId": handoff_id, "text": summary_text, "by": created_by_provider},
             command_id,
-            str,
-            lambda tx, caller: handoffs.submit_handoff_summary(
-                tx, caller, handoff_id, summary_text, created_by_provider
-            ),
-            _node(info, t.ContextHandoff),
+            args,
+            HANDOFF_BY_ID,
+            handoffs.submit_handoff_summary,
+            handoff_id,
+            summary_text,
+            created_by_provider,
         )
 
     @strawberry.mutation
     async def request_clean_context(
         self, info: Info, thread_id: strawberry.ID, command_id: str | None = None
     ) -> t.Thread:
+        args = {"threadId": thread_id}
         return await mutate(
-            info,
-            "requestCleanContext",
-            {"threadId": thread_id},
-            command_id,
-            str,
-            lambda tx, caller: runs.request_clean_context(tx, caller, thread_id),
-            _node(info, t.Thread),
+            info, command_id, args, THREAD_BY_ID, runs.request_clean_context, thread_id
         )
 
     @strawberry.mutation
@@ -371,37 +376,33 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.Thread:
         latest = bool(at.latest_stable)
+        run_id, checkpoint_id = at.run_id, at.checkpoint_id
+        args = {
+            "source": source_thread_id,
+            "runId": run_id,
+            "checkpointId": checkpoint_id,
+            "latestStable": latest,
+            "title": title,
+        }
         return await mutate(
             info,
-            "forkThread",
-            {
-                "source": source_thread_id,
-                "runId": at.run_id,
-                "checkpointId": at.checkpoint_id,
-                "latestStable": latest,
-                "title": title,
-            },
             command_id,
-            models.ThreadNode,
-            lambda tx, caller: lineage.fork_thread(
-                tx, caller, source_thread_id, at.run_id, at.checkpoint_id, latest, title
-            ),
-            t.Thread.of,
+            args,
+            THREAD,
+            lineage.fork_thread,
+            source_thread_id,
+            run_id,
+            checkpoint_id,
+            latest,
+            title,
         )
 
     @strawberry.mutation
     async def merge_back(
         self, info: Info, fork_thread_id: strawberry.ID, command_id: str | None = None
     ) -> t.ContextTransfer:
-        return await mutate(
-            info,
-            "mergeBack",
-            {"fork": fork_thread_id},
-            command_id,
-            models.TransferNode,
-            lambda tx, caller: lineage.merge_back(tx, caller, fork_thread_id),
-            t.ContextTransfer.of,
-        )
+        args = {"fork": fork_thread_id}
+        return await mutate(info, command_id, args, TRANSFER, lineage.merge_back, fork_thread_id)
 
     @strawberry.mutation
     async def spawn_subagent(
@@ -414,14 +415,9 @@ class Mutation:
     ) -> t.Thread:
         if provider is not None:
             info.context.providers.get(provider)
+        args = {"parentRunId": parent_run_id, "task": task, "provider": provider}
         return await mutate(
-            info,
-            "spawnSubagent",
-            {"parentRunId": parent_run_id, "task": task, "provider": provider},
-            command_id,
-            models.ThreadNode,
-            lambda tx, caller: lineage.spawn_subagent(tx, caller, parent_run_id, task, provider),
-            t.Thread.of,
+            info, command_id, args, THREAD, lineage.spawn_subagent, parent_run_id, task, provider
         )
 
     @strawberry.mutation
@@ -435,21 +431,22 @@ class Mutation:
         command_id: str | None = None,
     ) -> t.Thread:
         info.context.providers.get(provider)
+        args = {
+            "parentRunId": parent_run_id,
+            "provider": provider,
+            "nativeRef": native_ref,
+            "title": title,
+        }
         return await mutate(
             info,
-            "recordNativeSubagent",
-            {
-                "parentRunId": parent_run_id,
-                "provider": provider,
-                "nativeRef": native_ref,
-                "title": title,
-            },
             command_id,
-            models.ThreadNode,
-            lambda tx, caller: lineage.record_native_subagent(
-                tx, caller, parent_run_id, provider, native_ref, title
-            ),
-            t.Thread.of,
+            args,
+            THREAD,
+            lineage.record_native_subagent,
+            parent_run_id,
+            provider,
+            native_ref,
+            title,
         )
 
     @strawberry.mutation
@@ -460,27 +457,10 @@ class Mutation:
         result: str,
         command_id: str | None = None,
     ) -> t.ContextTransfer:
+        args = {"child": child_thread_id, "result": result}
         return await mutate(
-            info,
-            "completeSubagent",
-            {"child": child_thread_id, "result": result},
-            command_id,
-            models.TransferNode,
-            lambda tx, caller: lineage.complete_subagent(tx, caller, child_thread_id, result),
-            t.ContextTransfer.of,
+            info, command_id, args, TRANSFER, lineage.complete_subagent, child_thread_id, result
         )
-
-
-async def _started(
-    info: Info, outcome: StartOutcome, command_id: str | None
-) -> a.StartContextResolution:
-    """A start's answer once its configured summaries, if any, are in."""
-    return a.StartContextResolution.of(await info.context.finish_summaries(outcome, command_id))
-
-
-def _node(info: Info, kind: type[V]) -> Callable[[str], Awaitable[V]]:
-    """The answer of a command whose result is the id of a `kind`: that node, read fresh."""
-    return lambda ident: t.required(t.by_id(info, kind, ident))
 
 
 def _source_arg(source: models.SummarySource | None) -> dict[str, str]:

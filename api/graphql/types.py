@@ -74,7 +74,7 @@ def from_model(cls: type[T], source: object, **extra: object) -> T:
     """`cls` with each plain field read from `source`'s attribute of the same name (camelCase
     in the graph's models, as stored and as GraphQL names it; snake_case elsewhere): a type
     states its fields once, and only relations and computed fields have resolvers.
-    `extra`: private fields."""
+    `extra`: the fields it does not read so (private ones, those converted or renamed)."""
     values = {
         name: getattr(source, attribute if hasattr(source, attribute) else name)
         for name, attribute in _plain_fields(cls)
@@ -456,12 +456,11 @@ class ForkDivergence:
 
     @classmethod
     def of(cls, found: Divergence) -> ForkDivergence:
-        return cls(
+        return from_model(
+            cls,
+            found,
             source_runs_since_fork=list(found.sourceRunsSinceFork),
-            source_rolled_back_past_fork=found.sourceRolledBackPastFork,
-            source_rolled_back_to=found.sourceRolledBackTo,
             unmerged_run_ordinals=list(found.unmerged),
-            last_merge_back_at=found.lastMergeBackAt,
         )
 
 

@@ -340,8 +340,6 @@ async def test_explain_start_context_replays_a_past_start(
     other = (await gql(EXPLAIN, t=thread, p="claude", at=at))["explainStartContext"]
     assert other["recordedRun"] is None and other["strategy"] == "NO_HANDOFF"  # L1 saw 1-8
     during = (datetime.fromisoformat(at) + timedelta(microseconds=1)).isoformat()
-    busy = await gql.error(EXPLAIN, t=thread, p="codex", at=during)
-    assert busy["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", EXPLAIN, t=thread, p="codex", at=during)
     before = (datetime.fromisoformat(at) - timedelta(days=1)).isoformat()
-    missing = await gql.error(EXPLAIN, t=thread, p="codex", at=before)
-    assert missing["extensions"]["code"] == "NOT_FOUND"
+    await gql.refused("NOT_FOUND", EXPLAIN, t=thread, p="codex", at=before)

@@ -32,8 +32,7 @@ async def test_same_command_same_result(gql: GraphQLClient) -> None:
     assert again == first
     runs = await gql("query($id: ID!) { thread(id: $id) { runs { id } } }", id=thread)
     assert len(runs["thread"]["runs"]) == 1
-    other = await gql.error(START, id=thread, cmd="c-1", input="different")
-    assert other["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", START, id=thread, cmd="c-1", input="different")
 
 
 async def test_concurrent_duplicates_all_answer_the_same(gql: GraphQLClient) -> None:
@@ -56,8 +55,9 @@ async def test_a_thread_id_taken_in_the_workspace_is_refused_for_good(gql: Graph
     make = 'mutation { createThread(id: "mine", title: "first") { id } }'
     await gql(make)
     for _ in range(2):  # the same answer however often it is retried
-        refused = await gql.error('mutation { createThread(id: "mine", title: "again") { id } }')
-        assert refused["extensions"]["code"] == "CONFLICT"
+        refused = await gql.refused(
+            "CONFLICT", 'mutation { createThread(id: "mine", title: "again") { id } }'
+        )
         assert "already exists in this workspace" in refused["message"]
     title = await gql('query { thread(id: "mine") { title } }')
     assert title["thread"]["title"] == "first"
@@ -100,8 +100,7 @@ async def test_a_blank_or_overlong_command_id_is_refused_and_writes_nothing(
     assert await count_nodes(store) == 0
     # Neither does any other mutation reach a receipt with it, failing or not.
     for command_id in ["", " "]:
-        refused = await gql.error(FAIL, run="run_nope", cmd=command_id)
-        assert refused["extensions"]["code"] == "INVALID_INPUT"
+        await gql.refused("INVALID_INPUT", FAIL, run="run_nope", cmd=command_id)
     # None (or no commandId at all) is still a command without a receipt.
     made = [(await gql(CREATE, title=t, cmd=None))["createThread"] for t in ("a", "b")]
     assert [m["title"] for m in made] == ["a", "b"] and made[0]["id"] != made[1]["id"]
@@ -110,15 +109,12 @@ async def test_a_blank_or_overlong_command_id_is_refused_and_writes_nothing(
 async def test_one_command_id_for_two_mutations_is_a_conflict(gql: GraphQLClient) -> None:
     made = (await gql(CREATE, title="a", cmd="k-1"))["createThread"]
     # failRun fails its own way (no such run), then finds createThread's receipt.
-    failed = await gql.error(FAIL, run="run_nope", cmd="k-1")
-    assert failed["extensions"]["code"] == "CONFLICT", failed
+    failed = await gql.refused("CONFLICT", FAIL, run="run_nope", cmd="k-1")
     assert "createThread" in failed["message"]
     # requestCleanContext would succeed on its own; the receipt's uniqueness stops it.
-    clean = await gql.error(CLEAN, id=made["id"], cmd="k-1")
-    assert clean["extensions"]["code"] == "CONFLICT", clean
+    await gql.refused("CONFLICT", CLEAN, id=made["id"], cmd="k-1")
     # And createThread with other arguments, as before.
-    other = await gql.error(CREATE, title="b", cmd="k-1")
-    assert other["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", CREATE, title="b", cmd="k-1")
     assert (await gql(CREATE, title="a", cmd="k-1"))["createThread"] == made
     threads = await gql("{ threads { edges { node { id cleanContextRequested } } } }")
     assert [e["node"] for e in threads["threads"]["edges"]] == [
@@ -143,10 +139,8 @@ async def test_receipts_under_blank_ids_from_earlier_versions_are_never_replayed
         )
         await stored(store, receipt)
     for command_id in ["", " "]:
-        refused = await gql.error(CREATE, title="new", cmd=command_id)
-        assert refused["extensions"]["code"] == "INVALID_INPUT"
-        refused = await gql.error(FAIL, run="run_nope", cmd=command_id)
-        assert refused["extensions"]["code"] == "INVALID_INPUT"
+        await gql.refused("INVALID_INPUT", CREATE, title="new", cmd=command_id)
+        await gql.refused("INVALID_INPUT", FAIL, run="run_nope", cmd=command_id)
     assert (await gql("{ threads { edges { node { id } } } }"))["threads"]["edges"] == []
 
 
@@ -162,6 +156,5 @@ async def test_a_stored_answer_that_cannot_be_read_back_is_a_conflict(
         createdAt=datetime.now(UTC),
     )
     await stored(store, receipt)
-    refused = await gql.error(FAIL, run="run_nope", cmd="k-2")
-    assert refused["extensions"]["code"] == "CONFLICT", refused
+    refused = await gql.refused("CONFLICT", FAIL, run="run_nope", cmd="k-2")
     assert "k-2" in refused["message"]

@@ -150,8 +150,7 @@ async def test_protected_items_that_fit_no_thread_are_refused_and_nothing_is_wri
     rules = [item("CONSTRAINT", f"Rule {k}: " + "never do this " * 40) for k in range(6)]
     await run_once(gql, thread, "codex", "set the rules", items=rules)
     before = await gql(FOOTPRINT, t=thread)
-    error = await gql.error(START, t=thread, p="claude")
-    assert error["extensions"]["code"] == "CONTEXT_TOO_LARGE"
+    error = await gql.refused("CONTEXT_TOO_LARGE", START, t=thread, p="claude")
     assert f"the budget is {CAP}" in error["message"] and "window 200000" in error["message"]
     assert await gql(FOOTPRINT, t=thread) == before
 

@@ -51,8 +51,7 @@ async def test_a_usage_that_makes_no_sense_is_refused_and_writes_nothing(
     pt = started["providerThread"]["id"]
     error = await gql.error(REPORT, p=pt, u={"contextTokens": -5})
     assert error["extensions"]["code"] == "INVALID_INPUT" and "contextTokens" in error["message"]
-    missing = await gql.error(REPORT, p="pth_nope", u={"contextTokens": 5})
-    assert missing["extensions"]["code"] == "NOT_FOUND"
+    await gql.refused("NOT_FOUND", REPORT, p="pth_nope", u={"contextTokens": 5})
     assert (await gql(USAGE, p=pt))["providerThread"]["contextUsage"] is None
 
 

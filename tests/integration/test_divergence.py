@@ -89,8 +89,7 @@ async def test_a_source_rolled_back_before_the_fork_point_refuses_the_merge_back
     # As it stood before the rollback.
     assert await divergence(gql, fork, before) == diverged(since=[], unmerged=[1])
 
-    error = await gql.error(MERGE, id=fork)
-    assert error["extensions"]["code"] == "CONFLICT"
+    error = await gql.refused("CONFLICT", MERGE, id=fork)
     assert f"rolled back past run 3, the run fork {fork} was taken at" in error["message"]
     assert "Fork the source again" in error["message"]
     assert (await gql(OUTGOING, id=fork))["thread"]["outgoingTransfers"] == []  # nothing written
@@ -126,8 +125,7 @@ async def test_a_fork_of_a_fork_diverges_from_its_own_source(gql: GraphQLClient)
     await gql(ROLLBACK, t=fork, to=0)
     assert await divergence(gql, grandchild["id"]) == diverged([], [1], rolled_back_to=0)
     assert await divergence(gql, fork) == diverged(since=[], unmerged=[])
-    error = await gql.error(MERGE, id=grandchild["id"])
-    assert error["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", MERGE, id=grandchild["id"])
     await run_once(gql, root, "codex", "root moves on")
     assert await divergence(gql, fork) == diverged(since=[2], unmerged=[])
 

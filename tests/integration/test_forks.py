@@ -80,18 +80,14 @@ async def test_fork_source_point_rules(gql: GraphQLClient) -> None:
     latest = await fork_at(gql, src["thread"], latestStable=True)
     assert latest["incomingTransfers"][0]["sourcePoint"]["run"]["ordinal"] == 1
     busy = await start(gql, src["thread"], "codex", "in progress")
-    error = await gql.error(FORK, id=src["thread"], at={"runId": busy["run"]["id"]})
-    assert error["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", FORK, id=src["thread"], at={"runId": busy["run"]["id"]})
     await gql(
         'mutation($id: ID!) { failRun(runId: $id, reason: "x") { id } }', id=busy["run"]["id"]
     )
-    error = await gql.error(FORK, id=src["thread"], at={"runId": busy["run"]["id"]})
-    assert error["extensions"]["code"] == "INVALID_INPUT"
+    await gql.refused("INVALID_INPUT", FORK, id=src["thread"], at={"runId": busy["run"]["id"]})
     empty = await new_thread(gql)
-    error = await gql.error(FORK, id=empty, at={"latestStable": True})
-    assert error["extensions"]["code"] == "INVALID_INPUT"
-    error = await gql.error(FORK, id=src["thread"], at={})
-    assert error["extensions"]["code"] == "INVALID_INPUT"
+    await gql.refused("INVALID_INPUT", FORK, id=empty, at={"latestStable": True})
+    await gql.refused("INVALID_INPUT", FORK, id=src["thread"], at={})
 
 
 async def test_same_provider_fork_is_native_at_the_turn(gql: GraphQLClient) -> None:

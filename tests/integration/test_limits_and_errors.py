@@ -22,8 +22,9 @@ async def test_text_name_and_list_limits(gql: GraphQLClient) -> None:
         i=long_input,
     )
     assert error["extensions"]["code"] == "INVALID_INPUT" and "input" in error["message"]
-    error = await gql.error("mutation($t: String) { createThread(title: $t) { id } }", t="t" * 501)
-    assert error["extensions"]["code"] == "INVALID_INPUT"
+    await gql.refused(
+        "INVALID_INPUT", "mutation($t: String) { createThread(title: $t) { id } }", t="t" * 501
+    )
     started = await gql(
         'mutation($t: ID!) { startRun(threadId: $t, provider: "codex", '
         'input: "ok") { run { id } } }',
@@ -95,10 +96,10 @@ async def test_failed_mutation_writes_nothing(store: Store, clean_store: Store, 
             return int(row["nodes"]) if row else -1
 
         before = await store.read(count)
-        error = await gql.error(
+        await gql.refused(
+            "UNSUPPORTED_TRANSFER",
             'mutation($t: ID!) { startRun(threadId: $t, provider: "mute", '
             'input: "x") { strategy } }',
             t=thread,
         )
-        assert error["extensions"]["code"] == "UNSUPPORTED_TRANSFER"
         assert await store.read(count) == before

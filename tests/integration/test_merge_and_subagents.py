@@ -129,8 +129,7 @@ async def test_subagent_task_and_result_travel_both_ways(gql: GraphQLClient) -> 
 async def test_spawn_needs_a_run_in_progress(gql: GraphQLClient) -> None:
     parent = await new_thread(gql)
     done = await run_once(gql, parent, "codex")
-    error = await gql.error(SPAWN, run=done["run"]["id"], task="x")
-    assert error["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", SPAWN, run=done["run"]["id"], task="x")
 
 
 async def test_native_subagent_is_recorded_resolved(gql: GraphQLClient) -> None:

@@ -53,8 +53,7 @@ async def test_concurrent_duplicate_commands_name_the_same_objects(live: GraphQL
         ]
     )
     assert len({c["createThread"]["id"] for c in created}) == 1
-    other = await live.error(START, t=thread, c="cmd-1", p="codex")
-    assert other["extensions"]["code"] == "CONFLICT"
+    await live.refused("CONFLICT", START, t=thread, c="cmd-1", p="codex")
 
 
 async def test_concurrent_completes_forks_and_rollbacks_keep_the_graph_whole(

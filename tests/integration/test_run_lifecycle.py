@@ -64,8 +64,7 @@ async def test_report_start_failure_moves_the_run_to_a_new_thread(gql: GraphQLCl
 async def test_completed_run_cannot_report_failure(gql: GraphQLClient) -> None:
     thread = await new_thread(gql)
     done = await run_once(gql, thread, "codex")
-    error = await gql.error(FAIL_START, id=done["run"]["id"], reason="late")
-    assert error["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", FAIL_START, id=done["run"]["id"], reason="late")
 
 
 async def test_regenerate_and_submit_supersede_never_mutate(gql: GraphQLClient) -> None:
@@ -100,10 +99,9 @@ async def test_regenerate_and_submit_supersede_never_mutate(gql: GraphQLClient) 
     h3 = submitted["submitHandoffSummary"]
     assert h3["createdByProvider"] == "claude" and h3["status"] == "READY"
     assert (await gql(HANDOFF, id=h2))["handoff"]["supersededBy"]["id"] == h3["id"]
-    error = await gql.error(
-        "mutation($id: ID!) { regenerateHandoff(handoffId: $id) { id } }", id=h1["id"]
+    await gql.refused(
+        "CONFLICT", "mutation($id: ID!) { regenerateHandoff(handoffId: $id) { id } }", id=h1["id"]
     )
-    assert error["extensions"]["code"] == "CONFLICT"
     pts = await coverage_by_pt(gql, thread)
     claude_pt = switched["providerThread"]["id"]
     assert pts[claude_pt]["coverage"]["handoffIds"] == [h3["id"]]
@@ -114,12 +112,12 @@ async def test_submit_rejects_unknown_provider(gql: GraphQLClient) -> None:
     thread = await new_thread(gql)
     await run_once(gql, thread, "codex")
     switched = await run_once(gql, thread, "claude")
-    error = await gql.error(
+    await gql.refused(
+        "INVALID_INPUT",
         """mutation($id: ID!) { submitHandoffSummary(handoffId: $id, summaryText: "x",
            createdByProvider: "nobody") { id } }""",
         id=switched["handoffs"][0]["id"],
     )
-    assert error["extensions"]["code"] == "INVALID_INPUT"
 
 
 async def test_clean_context_forces_a_new_thread_once(gql: GraphQLClient) -> None:
@@ -153,8 +151,7 @@ async def test_explain_matches_start_and_writes_nothing(gql: GraphQLClient, stor
     actual = await start(gql, thread, "claude")
     assert actual["strategy"] == plan["strategy"]
     assert actual["handoffs"][0]["tokenEstimate"] == plan["tokenEstimate"]
-    error = await gql.error(EXPLAIN, id=thread, provider="claude")
-    assert error["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", EXPLAIN, id=thread, provider="claude")
 
 
 async def test_events_are_appended_in_order(gql: GraphQLClient) -> None:
@@ -181,24 +178,24 @@ async def test_events_are_appended_in_order(gql: GraphQLClient) -> None:
 
 
 async def test_errors_carry_codes(gql: GraphQLClient) -> None:
-    missing = await gql.error(
-        'mutation { startRun(threadId: "nope", provider: "codex", input: "x") { strategy } }'
+    await gql.refused(
+        "NOT_FOUND",
+        'mutation { startRun(threadId: "nope", provider: "codex", input: "x") { strategy } }',
     )
-    assert missing["extensions"]["code"] == "NOT_FOUND"
     thread = await new_thread(gql)
-    unknown = await gql.error(
+    await gql.refused(
+        "INVALID_INPUT",
         'mutation($id: ID!) { startRun(threadId: $id, provider: "gemini", input: "x") '
         "{ strategy } }",
         id=thread,
     )
-    assert unknown["extensions"]["code"] == "INVALID_INPUT"
     await start(gql, thread, "codex")
-    busy = await gql.error(
+    busy = await gql.refused(
+        "CONFLICT",
         'mutation($id: ID!) { startRun(threadId: $id, provider: "codex", input: "x") '
         "{ strategy } }",
         id=thread,
     )
-    assert busy["extensions"]["code"] == "CONFLICT"
     assert "in progress" in busy["message"]
 
 
@@ -221,8 +218,7 @@ async def test_threads_page_by_keyset(gql: GraphQLClient) -> None:
     ids = [await new_thread(gql, f"t{n}") for n in range(5)]
     assert await every_page(gql, newest_first=False) == ids
     assert await every_page(gql, newest_first=True) == ids[::-1]
-    error = await gql.error("{ threads(first: 100000) { edges { cursor } } }")
-    assert error["extensions"]["code"] == "INVALID_INPUT"
+    await gql.refused("INVALID_INPUT", "{ threads(first: 100000) { edges { cursor } } }")
 
 
 async def test_fail_run_is_history_summarised_as_failure(gql: GraphQLClient) -> None:

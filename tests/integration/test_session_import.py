@@ -104,8 +104,9 @@ async def test_importing_again_appends_only_new_runs(
     events = (await gql(EVENTS, t="mine"))["events"]
     counts = [e["payload"]["importedRuns"] for e in events if e["type"] == "session.imported"]
     assert counts == [2, 0, 1, 0]
-    other = await gql.error(IMPORT, format=session_format, content=text(short), id="elsewhere")
-    assert other["extensions"]["code"] == "CONFLICT"
+    await gql.refused(
+        "CONFLICT", IMPORT, format=session_format, content=text(short), id="elsewhere"
+    )
 
 
 async def test_a_malformed_line_names_its_number_and_writes_nothing(
@@ -113,17 +114,17 @@ async def test_a_malformed_line_names_its_number_and_writes_nothing(
 ) -> None:
     lines = text("claude_code.jsonl").splitlines()
     lines[6] = '{"type": "assistant", "message": {'
-    error = await gql.error(IMPORT, format="CLAUDE_CODE_JSONL", content="\n".join(lines))
-    assert error["extensions"]["code"] == "INVALID_INPUT"
+    error = await gql.refused(
+        "INVALID_INPUT", IMPORT, format="CLAUDE_CODE_JSONL", content="\n".join(lines)
+    )
     assert "Line 7" in error["message"]
     assert (await gql("{ threads { edges { node { id } } } }"))["threads"]["edges"] == []
 
 
 async def test_a_file_of_the_other_format_says_which_it_looks_like(gql: GraphQLClient) -> None:
-    claude = await gql.error(
-        IMPORT, format="CODEX_ROLLOUT_JSONL", content=text("claude_code.jsonl")
+    claude = await gql.refused(
+        "INVALID_INPUT", IMPORT, format="CODEX_ROLLOUT_JSONL", content=text("claude_code.jsonl")
     )
-    assert claude["extensions"]["code"] == "INVALID_INPUT"
     assert "CLAUDE_CODE_JSONL" in claude["message"]
     rollout = await gql.error(
         IMPORT, format="CLAUDE_CODE_JSONL", content=text("codex_rollout.jsonl")
@@ -136,13 +137,13 @@ async def test_one_command_id_imports_once(gql: GraphQLClient) -> None:
     first = await gql(IMPORT, cmd="import-1", **variables)
     second = await gql(IMPORT, cmd="import-1", **variables)
     assert first == second
-    longer = await gql.error(
+    await gql.refused(
+        "CONFLICT",
         IMPORT,
         cmd="import-1",
         format="CODEX_ROLLOUT_JSONL",
         content=text("codex_rollout_longer.jsonl"),
     )
-    assert longer["extensions"]["code"] == "CONFLICT"
 
 
 TOKENS = {"a-write": ("ws-a", "write"), "a-read": ("ws-a", "read"), "b-write": ("ws-b", "write")}

@@ -210,8 +210,7 @@ async def test_a_limit_reported_twice_with_one_command_id_applies_once(
     again = await clean_store.read(lambda tx: tx.rows("testing/count_nodes"))
     assert again[0]["nodes"] == nodes
     # The same commandId with other arguments is a conflict, not a second limit.
-    error = await gql.error(REPORT, **{**variables, "reason": "another"})
-    assert error["extensions"]["code"] == "CONFLICT"
+    await gql.refused("CONFLICT", REPORT, **{**variables, "reason": "another"})
 
 
 async def test_bad_reports_are_refused_and_write_nothing(gql: GraphQLClient) -> None:
@@ -227,8 +226,7 @@ async def test_bad_reports_are_refused_and_write_nothing(gql: GraphQLClient) -> 
         error = await gql.error(REPORT, **variables)
         assert error["extensions"]["code"] == code, (variables, error)
     started = await start(gql, thread, "claude", "in progress")
-    error = await gql.error(REPORT, p="codex", reason="x", run=started["run"]["id"])
-    assert error["extensions"]["code"] == "INVALID_INPUT"
+    await gql.refused("INVALID_INPUT", REPORT, p="codex", reason="x", run=started["run"]["id"])
     assert (await gql(LIMITS))["providerLimits"] == []
 
 
@@ -264,10 +262,10 @@ async def test_limits_never_cross_workspaces(
     assert all(s["available"] for s in b_ranked)
     a_ranked = (await a(SUGGEST, t="shared"))["suggestProviders"]
     assert [(s["provider"], s["available"]) for s in a_ranked][-1] == ("claude", False)
-    refused = await a.error(
-        'mutation { startRun(threadId: "shared", provider: "claude", input: "x") { run { id } } }'
+    await a.refused(
+        "PROVIDER_LIMITED",
+        'mutation { startRun(threadId: "shared", provider: "claude", input: "x") { run { id } } }',
     )
-    assert refused["extensions"]["code"] == "PROVIDER_LIMITED"
     # b's limit is b's own, and clearing it leaves a's in force.
     await b(REPORT, p="claude", reason="b ran out")
     await b(CLEAR, p="claude")

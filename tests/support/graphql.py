@@ -61,6 +61,12 @@ class GraphQLClient:
         error: dict[str, Any] = body["errors"][0]
         return error
 
+    async def refused(self, code: str, query: str, **variables: Any) -> dict[str, Any]:
+        """The first error of a request that must fail with `code` (extensions.code)."""
+        error = await self.error(query, **variables)
+        assert error["extensions"]["code"] == code, error
+        return error
+
 
 @asynccontextmanager
 async def make_app_client(
