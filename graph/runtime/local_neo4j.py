@@ -339,8 +339,7 @@ class LocalNeo4j:
     @contextmanager
     def _start_lock(self) -> Iterator[None]:
         # Two starts at once would launch two servers on one data folder.
-        with (self.home / ".start.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with _flock(self.home / ".start.lock"):
             yield
 
     def fetch_jars(self, progress: Notify = log.debug) -> None:
@@ -350,11 +349,15 @@ class LocalNeo4j:
         (derived once, see graph/runtime/neo4j_browser.py). `progress` hears one line when
         the jars are fetched, saying whether they come from Maven Central or Maven's cache.
         """
-        self._fetch_maven_jars(progress)
-        try:
-            neo4j_browser.install_offline(self.lib_dir)
-        except neo4j_browser.BrowserJarError as error:
-            raise LocalNeo4jError(str(error)) from error
+        # Instances side by side (the test workers' servers) share the jar folder: one
+        # fetches while the others wait, then find the jars there.
+        self.lib_dir.parent.mkdir(parents=True, exist_ok=True)
+        with _flock(self.lib_dir.parent / f".{self.lib_dir.name}.lock"):
+            self._fetch_maven_jars(progress)
+            try:
+                neo4j_browser.install_offline(self.lib_dir)
+            except neo4j_browser.BrowserJarError as error:
+                raise LocalNeo4jError(str(error)) from error
 
     def _fetch_maven_jars(self, progress: Notify) -> None:
         marker = self.lib_dir / ".complete"
@@ -501,6 +504,13 @@ class LocalNeo4j:
 
     def _env(self) -> dict[str, str]:
         return {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
+
+
+@contextmanager
+def _flock(path: Path) -> Iterator[None]:
+    with path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _resource(name: str) -> str:
