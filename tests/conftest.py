@@ -31,12 +31,14 @@ settings.load_profile("threadline")
 # or as `threadline serve`, gets 30 s unless the test sets its own; the tests of the
 # bound itself set a short one, and the fault test runs with the users' default.
 os.environ.setdefault("THREADLINE_DB_TIMEOUT_S", "30")
-# Every Neo4j the suite starts (its test server, and the ones tests start to test starting,
-# stopping, dumping and killing) compiles with C1 only: a test server lives for minutes,
-# not days, and the optimizing compiler's work at start-up costs more than it returns. A
-# cold start measured 17-20 s of CPU and 18-26 s of wall time with it, 10-11 s and 11-14 s
-# without. The JVM reads this variable itself (and says so on stderr).
-os.environ.setdefault("JDK_JAVA_OPTIONS", "-XX:TieredStopAtLevel=1")
+# The Neo4j servers tests start to test starting, stopping, dumping and killing one live
+# for seconds: they compile with C1 only, as the optimizing compiler's work at start-up
+# costs them more than it returns (a cold start measured 17-20 s of CPU and 18-26 s of wall
+# time with it, 10-11 s and 11-14 s without). The session's own test servers answer every
+# test for minutes and keep it (`neo4j_server`): with C1 only, the whole suite took longer.
+# The JVM reads this variable itself (and says so on stderr); a value of your own wins.
+C1_ONLY = "-XX:TieredStopAtLevel=1"
+os.environ.setdefault("JDK_JAVA_OPTIONS", C1_ONLY)
 # Kinds of tests, by folder; `process` besides for those that start `threadline serve` or
 # a Neo4j of their own (a fixture below, or `pytestmark` in their module).
 FOLDER_MARKS = {"unit": "unit", "integration": "integration", "browser": "browser"}
@@ -76,7 +78,10 @@ def neo4j_server() -> Iterator[LocalNeo4j | None]:
         settings.home, settings.test_neo4j_bolt_port, settings.test_neo4j_http_port, worker()
     )
     was_running = instance.is_running()
-    instance.start()
+    with pytest.MonkeyPatch.context() as patch:
+        if os.environ.get("JDK_JAVA_OPTIONS") == C1_ONLY:
+            patch.delenv("JDK_JAVA_OPTIONS")
+        instance.start()
     yield instance
     if not was_running:
         instance.stop()
