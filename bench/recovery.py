@@ -94,13 +94,14 @@ class Load:
         return None
 
 
-def first_bolt_answer(uri: str) -> float:
-    """When Neo4j first answers a query: a fresh connection each try, no driver retries."""
+def first_bolt_answer(uri: str, auth: tuple[str, str] | None = None) -> float:
+    """When Neo4j first answers a query: a fresh connection each try, and none of the
+    driver's own retries, which would notice late."""
     deadline = time.monotonic() + PHASE_S
     while time.monotonic() < deadline:
         try:
             with (
-                GraphDatabase.driver(uri, connection_timeout=0.2) as driver,
+                GraphDatabase.driver(uri, auth=auth, connection_timeout=0.2) as driver,
                 driver.session() as session,
             ):
                 session.run("RETURN 1").consume()

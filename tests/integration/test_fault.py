@@ -39,6 +39,7 @@ import pytest
 from neo4j import GraphDatabase
 
 from api.settings import Settings
+from bench.recovery import first_bolt_answer, first_ready
 from graph import queries
 from graph.runtime.ports import free_ports
 from tests.support.managed import cli, parent_of, ready, wait_for
@@ -274,8 +275,8 @@ async def test_sigkill_under_load_answers_true_and_bounded(
     reaped = not await asyncio.to_thread(Path(f"/proc/{pid}").exists)
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         down = await http.get("/readyz")
-    bolt = asyncio.create_task(asyncio.to_thread(first_answer, neo4j.uri, neo4j.credentials()))
-    readiness = asyncio.create_task(first_ready(f"{base}/readyz"))
+    bolt = asyncio.create_task(asyncio.to_thread(first_bolt_answer, neo4j.uri, neo4j.credentials()))
+    readiness = asyncio.create_task(first_ready(base))
     probe = asyncio.create_task(first_write(base))
     restarted = await asyncio.to_thread(cli, home, "neo4j", "start")
     assert restarted.returncode == 0, restarted.stderr
@@ -309,23 +310,6 @@ async def test_sigkill_under_load_answers_true_and_bounded(
     assert after, "nothing was acknowledged after Neo4j came back"
 
 
-def first_answer(uri: str, auth: tuple[str, str] | None) -> float:
-    """When Neo4j first answers a query over Bolt: a fresh connection each try, and none
-    of the driver's own retries, which would notice late."""
-    deadline = time.monotonic() + PHASE_TIMEOUT_S
-    while time.monotonic() < deadline:
-        try:
-            with (
-                GraphDatabase.driver(uri, auth=auth, connection_timeout=0.2) as driver,
-                driver.session() as session,
-            ):
-                session.run("RETURN 1").consume()
-            return time.monotonic()
-        except Exception:  # any failure to answer is "not yet"
-            time.sleep(0.05)
-    raise AssertionError("Neo4j did not answer Bolt again")
-
-
 async def first_write(base: str) -> float:
     """When a `createThread` (one commandId, sent again every 0.2 s, as a client that checks
     the service can write would) is first acknowledged."""
@@ -338,17 +322,6 @@ async def first_write(base: str) -> float:
                     return time.monotonic()
             await asyncio.sleep(0.2)
     raise AssertionError("no write was acknowledged again")
-
-
-async def first_ready(url: str) -> float:
-    deadline = time.monotonic() + PHASE_TIMEOUT_S
-    async with httpx.AsyncClient(timeout=2) as http:
-        while time.monotonic() < deadline:
-            with contextlib.suppress(httpx.HTTPError):
-                if (await http.get(url)).status_code == 200:
-                    return time.monotonic()
-            await asyncio.sleep(0.05)
-    raise AssertionError("/readyz did not answer 200 again")
 
 
 def audited(uri: str, auth: tuple[str, str] | None, load: Load) -> dict[str, Any]:
