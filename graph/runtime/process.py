@@ -69,8 +69,10 @@ def settle(pid: int, timeout_s: float = 10.0) -> None:
     """If this process launched `pid` and it has ended, wait until its exit is recorded."""
     with _reapers_lock:
         thread = _reapers.get(pid)
-    if thread is None or alive(pid):
+    if thread is None:
         return
+    # Not "unless alive": a process that is exiting has lost its command line (so it no
+    # longer counts as our server) before it becomes a zombie; wait for the reaper anyway.
     thread.join(timeout_s)
     if not thread.is_alive():
         with _reapers_lock:
