@@ -38,6 +38,11 @@ class Settings(BaseSettings):
     workers: int = Field(
         default=1, ge=1, le=64, description="API processes on the port (one per core)"
     )
+    keep_alive_s: int = Field(
+        default=30,
+        ge=1,
+        description="an idle HTTP connection is kept this long; longer than clients' own pools",
+    )
     access_log: bool = Field(
         default=False, description="one uvicorn line per request (a few % of CPU under load)"
     )

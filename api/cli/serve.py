@@ -94,6 +94,7 @@ def serve(
             create_app(settings, announce=typer.echo),
             host=settings.host,
             port=settings.port,
+            timeout_keep_alive=settings.keep_alive_s,
             access_log=settings.access_log,
             log_config=log_config,
         )
@@ -107,6 +108,7 @@ def serve(
         host=settings.host,
         port=settings.port,
         workers=settings.workers,
+        timeout_keep_alive=settings.keep_alive_s,
         access_log=settings.access_log,
         log_config=log_config,
     )

@@ -1,4 +1,5 @@
-"""threadEvents over a real websocket: graphql-transport-ws only, events as they commit."""
+"""A served API's connections: threadEvents over a real websocket (graphql-transport-ws
+only, events as they commit), and HTTP connections kept alive longer than clients keep them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -50,6 +52,33 @@ async def test_events_stream_over_graphql_transport_ws(live: GraphQLClient) -> N
         second = await receive(ws)
         assert second["payload"]["data"]["threadEvents"]["type"] == "thread.cleanContextRequested"
         await ws.send(json.dumps({"id": "1", "type": "complete"}))
+
+
+async def test_an_idle_connection_outlives_a_clients_pool(live_api: str) -> None:
+    """httpx keeps an idle pooled connection 5 s, as long as uvicorn's default: a request sent
+    just as the service closed it got a read error. The service keeps it longer."""
+    url = urlsplit(live_api)
+    reader, writer = await asyncio.open_connection(url.hostname, url.port)
+    request = f"GET /healthz HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode()
+    try:
+        for pause_s in (6.0, 0.0):
+            writer.write(request)
+            assert (await read_response(reader)).startswith(b"HTTP/1.1 200")
+            await asyncio.sleep(pause_s)
+    finally:
+        writer.close()
+
+
+async def read_response(reader: asyncio.StreamReader) -> bytes:
+    """One HTTP/1.1 response with a Content-Length, read whole; its status line returned."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 15)
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    await reader.readexactly(length)
+    return head.split(b"\r\n", 1)[0]
 
 
 async def test_unknown_thread_subscription_is_not_found(live: GraphQLClient) -> None:
