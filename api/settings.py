@@ -148,6 +148,7 @@ def test_neo4j(
         http_port=http_port if first else None,
         auth_enabled=False,
         throwaway=True,
+        kept_plans=True,
         default_ports=Ports(7688 + 10 * worker, 7475 + 10 * worker),
         port_settings=("THREADLINE_TEST_NEO4J_BOLT_PORT", "THREADLINE_TEST_NEO4J_HTTP_PORT"),
     )

@@ -99,6 +99,9 @@ class LocalNeo4j:
     heap: str = "512m"
     pagecache: str = "256m"
     throwaway: bool = False
+    # Plans never made again as the graph's counts change: only for a server emptied
+    # before every test (neo4j-kept-plans.conf), never one whose graph grows.
+    kept_plans: bool = False
     version: str = NEO4J_VERSION
     default_ports: Ports = DEFAULT_PORTS
     port_settings: tuple[str, str] = ("THREADLINE_NEO4J_BOLT_PORT", "THREADLINE_NEO4J_HTTP_PORT")
@@ -419,6 +422,8 @@ class LocalNeo4j:
         )
         if self.throwaway:
             config += "\n" + _resource("neo4j-throwaway.conf")
+        if self.kept_plans:
+            config += "\n" + _resource("neo4j-kept-plans.conf")
         (self.home / "conf" / "neo4j.conf").write_text(config)
 
     def _ensure_password(self) -> None:
