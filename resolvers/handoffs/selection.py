@@ -27,12 +27,14 @@ def omitted_item(shown: Shown, line: str) -> OmittedItem:
     """`shown`, left out with `line`: what including it would have cost is that line."""
     ordinal, item = shown
     tokens = math.ceil(len(line) / CHARS_PER_TOKEN)
-    # Built unchecked: every field comes from a validated digest, and there are thousands.
+    # Validated, not model_construct: a long summary leaves out thousands, and pydantic's
+    # validation (compiled) builds one in less than half the time of its unchecked
+    # construction (written in Python).
     if item is None:
-        return OmittedItem.model_construct(
+        return OmittedItem(
             runOrdinal=ordinal, index=-1, kind=RunItemKind.USER_GOAL, tokenEstimate=tokens
         )
-    return OmittedItem.model_construct(
+    return OmittedItem(
         runOrdinal=ordinal,
         index=item.index,
         kind=item.kind,
