@@ -11,12 +11,21 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-# Children launched by this process, by pid, with the thread that reaps each.
-_reapers: dict[int, threading.Thread] = {}
-_reapers_lock = threading.Lock()
+
+@dataclass(frozen=True)
+class _Child:
+    arguments: list[str]
+    reaper: threading.Thread
+
+
+# Children launched by this process, by pid: what each was started with, and the thread
+# that reaps it.
+_children: dict[int, _Child] = {}
+_children_lock = threading.Lock()
 
 
 def alive(pid: int) -> bool:
@@ -35,7 +44,16 @@ def alive(pid: int) -> bool:
 
 
 def command_line(pid: int) -> list[str] | None:
-    """The arguments `pid` was started with; None when /proc cannot tell."""
+    """The arguments `pid` was started with; None when /proc cannot tell.
+
+    For a child of ours not yet reaped, the arguments we gave it: just after a launch its
+    /proc command line reads empty, as the child has closed its pipe to us (so Popen has
+    returned) before the kernel has set up the new program's arguments.
+    """
+    with _children_lock:
+        child = _children.get(pid)
+    if child is not None and child.reaper.is_alive():
+        return child.arguments
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
@@ -60,20 +78,29 @@ def watch(process: subprocess.Popen[bytes], on_exit: Callable[[int, int], None])
         on_exit(process.pid, process.wait())
 
     thread = threading.Thread(target=reap, name=f"reap-neo4j-{process.pid}", daemon=True)
-    with _reapers_lock:
-        _reapers[process.pid] = thread
+    with _children_lock:
+        _children[process.pid] = _Child(_arguments(process.args), thread)
     thread.start()
 
 
 def settle(pid: int, timeout_s: float = 10.0) -> None:
     """If this process launched `pid` and it has ended, wait until its exit is recorded."""
-    with _reapers_lock:
-        thread = _reapers.get(pid)
-    if thread is None:
+    with _children_lock:
+        child = _children.get(pid)
+    if child is None:
         return
-    # Not "unless alive": a process that is exiting has lost its command line (so it no
-    # longer counts as our server) before it becomes a zombie; wait for the reaper anyway.
+    thread = child.reaper
+    # Not "unless alive": a process that is exiting is not yet a zombie; wait anyway.
     thread.join(timeout_s)
     if not thread.is_alive():
-        with _reapers_lock:
-            _reapers.pop(pid, None)
+        with _children_lock:
+            _children.pop(pid, None)
+
+
+def _arguments(args: object) -> list[str]:
+    # Popen takes one string or a sequence of str/bytes/paths; /proc shows them as str.
+    if isinstance(args, (str, bytes, os.PathLike)):
+        return [os.fsdecode(args)]
+    if isinstance(args, Sequence):
+        return [os.fsdecode(argument) for argument in args]
+    return [str(args)]
