@@ -7,6 +7,7 @@ else the open workspace. Nothing but the protocol is written to stdout.
 from __future__ import annotations
 
 import asyncio
+import logging.config
 import os
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,12 @@ async def _serve(settings: Settings, caller: Principal) -> None:
 
 def serve_stdio() -> None:
     """Serve the MCP tools over stdin/stdout (workspace and token from the environment)."""
+    from api.process.logs import logging_config
+
     settings = checked_settings()
+    # The log lines `serve` writes, on stderr: without them every start printed the
+    # driver's note on each schema statement whose index was already made.
+    logging.config.dictConfig(logging_config(settings.log_format, settings.log_level))
     try:
         caller = principal(settings)
     except ThreadlineError as error:

@@ -14,8 +14,10 @@ from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import ValidationError
 from starlette.types import Receive, Scope, Send
 
 from api.auth import Principal
@@ -23,7 +25,7 @@ from api.http.requests import refused_caller
 from api.mcp import tools
 from api.mcp.tools import Answer, Gateway, Operation
 from api.services import Services
-from graph.errors import ThreadlineError
+from graph.errors import ErrorCode, ThreadlineError
 from graph.models import RunItemKind
 
 # Who is calling: from the request's headers over HTTP, fixed for a stdio process.
@@ -31,13 +33,21 @@ Who = Callable[[Context], Principal]
 READ = ToolAnnotations(read_only_hint=True)
 
 
+def refusal(answer: Answer) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{answer.code}: {answer.message}")],
+        structured_content={"code": answer.code, "message": answer.message},
+        is_error=True,
+    )
+
+
+def invalid(message: str) -> Answer:
+    return Answer(code=ErrorCode.INVALID_INPUT.value, message=message)
+
+
 def result(answer: Answer, summary: Callable[[Any], str]) -> CallToolResult:
     if answer.failed:
-        return CallToolResult(
-            content=[TextContent(type="text", text=f"{answer.code}: {answer.message}")],
-            structured_content={"code": answer.code, "message": answer.message},
-            is_error=True,
-        )
+        return refusal(answer)
     return CallToolResult(
         content=[TextContent(type="text", text=summary(answer.value))],
         structured_content={"result": answer.value},
@@ -49,8 +59,34 @@ def given(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
+class CodedServer(MCPServer):
+    """An MCP server whose refusals of a call's arguments (an unknown or missing argument,
+    a value of the wrong type, an unknown tool) are coded like every other failure:
+    INVALID_INPUT, naming the arguments but never echoing their values."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as error:
+            return refusal(invalid(refused_arguments(name, error)))
+
+
+def refused_arguments(tool: str, error: ToolError) -> str:
+    cause = error.__cause__
+    if not isinstance(cause, ValidationError):
+        return str(error)
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in each['loc'])}: {each['msg']}" for each in cause.errors()
+    )
+    return f"Arguments of {tool} refused ({problems})."
+
+
 def build(gateway: Gateway, who: Who) -> MCPServer:
-    server: MCPServer = MCPServer(
+    server = CodedServer(
         name="threadline",
         instructions="Lineage and context of coding-agent threads: read what a handoff left "
         "out (thread_read), see coverage and lineage, plan a start, fork.",
@@ -165,6 +201,8 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
     ) -> CallToolResult:
         """A fork of the thread at a completed run (`run_id`) or at its latest completed
         checkpointed run (`latest_stable`). Needs a token with write scope."""
+        if (run_id is not None) + bool(latest_stable) != 1:
+            return refusal(invalid("Give exactly one of run_id or latest_stable: true."))
         at = given(runId=run_id, latestStable=latest_stable)
         found = await call(ctx, tools.FORK_THREAD, given(id=source_thread_id, at=at, title=title))
         return result(found, lambda thread: f"Forked as {thread['id']}.")

@@ -29,8 +29,6 @@ RENAMED = {"levelname": "level", "name": "logger"}
 # uvicorn's copy of the message with terminal colours: not for a log collector.
 NOT_LOGGED = [*RESERVED_ATTRS, "color_message", "taskName"]
 TEXT_LINE = "%(levelprefix)s %(message)s [%(name)s, request %(request_id)s]"
-# Libraries whose INFO lines are chatter: the driver reports every schema statement that
-# found its index already made, at every start.
 # Libraries whose info lines are noise in a service's log: the driver's notes on each
 # schema statement, every httpx request, the MCP library's session chatter, and
 # uvicorn's start-up lines, which come before the warm-up ends (`threadline serve` says

@@ -65,9 +65,7 @@ class _Reader(Reader):
             self._assistant(message, at)
 
     def _user(self, line: dict[str, Any], message: dict[str, Any], at: Any) -> None:
-        content = message.get("content")
-        given = [{"type": "text", "text": content}] if isinstance(content, str) else listed(content)
-        parts = [mapping(p) for p in given]
+        parts = _parts(message.get("content"))
         for part in parts:
             if part.get("type") == "tool_result":
                 self._result(part)
@@ -84,8 +82,7 @@ class _Reader(Reader):
         if run is None:
             return  # nothing asked yet: a resumed session's replayed context
         run.model = _text(message.get("model")) or run.model
-        content = message.get("content")
-        for part in map(mapping, listed(content)):
+        for part in _parts(message.get("content")):
             kind = part.get("type")
             if kind == "text" and str(part.get("text", "")).strip():
                 run.steps.append(Step(RunItemKind.ASSISTANT_MESSAGE, str(part["text"]).strip()))
@@ -139,6 +136,12 @@ class _Reader(Reader):
             run.steps.append(
                 Step(RunItemKind.TOOL_OUTPUT, trimmed(output), key=name, attributes=attributes)
             )
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    """A message's content as parts: a plain string is one text part."""
+    given = [{"type": "text", "text": content}] if isinstance(content, str) else listed(content)
+    return [mapping(part) for part in given]
 
 
 def _edit_size(given: dict[str, Any]) -> tuple[int, int]:

@@ -250,3 +250,11 @@ async def test_a_request_without_a_valid_token_is_refused(mcp_api: str) -> None:
             )
         assert response.status_code == 401
         assert response.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+
+
+async def test_arguments_a_tool_does_not_take_are_refused_with_a_code(mcp_api: str) -> None:
+    async with over_http(mcp_api, "a-write") as client:
+        misnamed = await failure(client, "thread_context", threadId="shared")
+        assert misnamed["code"] == "INVALID_INPUT" and "thread_id" in misnamed["message"]
+        unplaced = await failure(client, "fork_thread", source_thread_id="shared")
+        assert unplaced["code"] == "INVALID_INPUT" and "run_id" in unplaced["message"]

@@ -99,6 +99,11 @@ async def test_every_graphql_block_of_the_readme_runs_as_written(gql: GraphQLCli
     assert switch["handoffs"][0]["quality"]["score"] == 1.0
     items = answer_to(answers, "items(first: 20")["thread"]["items"]
     assert items["pageInfo"]["hasNextPage"] is False
+    said = [(edge["node"]["kind"], edge["node"]["text"]) for edge in items["edges"]]
+    assert said == [
+        ("DECISION", "Session cookies get SameSite=Lax"),
+        ("COMMAND", "pytest tests/login"),
+    ]
 
     assert answer_to(answers, "reportProviderLimit")["reportProviderLimit"]["active"] is True
     ranked = answer_to(answers, "suggestProviders")["suggestProviders"]

@@ -113,3 +113,15 @@ def test_pieces_hold_whole_runs_after_the_sessions_own_lines() -> None:
     inputs = [[run.input for run in claude_code.parse(piece).runs] for piece in cut]
     assert inputs == [[run.input] for run in session.runs]
     assert pieces(content, session, max_chars=10 * len(content)) == [content]
+
+
+def test_a_claude_code_message_whose_content_is_a_string_is_kept() -> None:
+    lines = [
+        '{"type":"user","sessionId":"s1","timestamp":"2026-01-01T00:00:00Z",'
+        '"message":{"role":"user","content":"Add a test."}}',
+        '{"type":"assistant","sessionId":"s1","timestamp":"2026-01-01T00:00:05Z",'
+        '"message":{"role":"assistant","content":"Test added in tests/test_pay.py."}}',
+    ]
+    (run,) = claude_code.parse("\n".join(lines)).runs
+    said = [(i.kind, i.text) for i in run.items() if i.kind is RunItemKind.ASSISTANT_MESSAGE]
+    assert said == [(RunItemKind.ASSISTANT_MESSAGE, "Test added in tests/test_pay.py.")]

@@ -18,7 +18,9 @@ from threadline_client import ContextUsageInput, RunItemInput, RunItemKind, Thre
 
 
 async def main() -> dict[str, object]:
+    # The service's base URL; its /graphql address, as a user may paste it, works too.
     url = os.environ.get("THREADLINE_URL", "http://127.0.0.1:8000").rstrip("/")
+    url = url.removesuffix("/graphql")
     token = os.environ.get("THREADLINE_TOKEN")
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with httpx.AsyncClient(headers=headers, timeout=60) as http:

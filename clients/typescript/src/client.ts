@@ -18,7 +18,7 @@ export class ThreadlineError extends Error {
 }
 
 export interface ClientOptions {
-  /** The service's base URL, e.g. http://127.0.0.1:8000 */
+  /** The service's base URL, e.g. http://127.0.0.1:8000 (its /graphql address works too) */
   url: string;
   /** A bearer token of the service's tokens file (none for an open service). */
   token?: string;
@@ -38,7 +38,7 @@ export class ThreadlineClient {
   private socket: SocketClient | null = null;
 
   constructor(private readonly options: ClientOptions) {
-    this.endpoint = `${options.url.replace(/\/$/, "")}/graphql`;
+    this.endpoint = `${options.url.replace(/\/$/, "").replace(/\/graphql$/, "")}/graphql`;
     this.headers = { "Content-Type": "application/json" };
     if (options.token) this.headers.Authorization = `Bearer ${options.token}`;
     this.fetcher = options.fetch ?? fetch;

@@ -36,6 +36,13 @@ test("a request posts the generated document with its variables and the token", 
   assert.deepEqual(sent[0].body.variables, { title: "t" });
 });
 
+test("the service's /graphql address works as its base URL does", async () => {
+  const { fetch, sent } = answering({ data: { createThread: { id: "thr_1", title: "t", createdAt: "2026-12-01T00:00:00Z" } } });
+  const client = new ThreadlineClient({ url: "http://service:8000/graphql", fetch });
+  await client.request(CreateThreadDocument, { title: "t" });
+  assert.equal(sent[0].url, "http://service:8000/graphql");
+});
+
 test("an error of the service is a ThreadlineError with its code and extensions", async () => {
   const { fetch } = answering({
     data: null,
