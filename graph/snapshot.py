@@ -231,13 +231,11 @@ class Records:
 def read(lines: Iterable[str], code_schema: int) -> Records:
     """The header of a snapshot (checked: format, version, schema not newer than the
     code's), and an iterator over the records after it, ending at the trailer."""
-    stream = (json.loads(line) for line in lines if line.strip())
+    stream = _records(lines)
     try:
         first = next(stream)
     except StopIteration:
         raise SnapshotError("the file is empty: not a Threadline snapshot") from None
-    except json.JSONDecodeError as error:
-        raise SnapshotError(f"not a Threadline snapshot ({error})") from error
     if not isinstance(first, dict) or first.get("format") != FORMAT:
         raise SnapshotError("not a Threadline snapshot (its first line names no format)")
     if first.get("formatVersion") != FORMAT_VERSION:
@@ -256,6 +254,19 @@ def read(lines: Iterable[str], code_schema: int) -> Records:
             f"Threadline's schema version {code_schema}: restore it with a newer Threadline"
         )
     return Records(header, stream)
+
+
+def _records(lines: Iterable[str]) -> Iterator[Any]:
+    """Each non-blank line as JSON; one that is not (a file cut off mid-line, or another
+    file's text) stops the read with its line number."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError as error:
+            what = "not a Threadline snapshot" if number == 1 else "cut off or corrupt"
+            raise SnapshotError(f"line {number} is not JSON ({error.msg}): {what}") from error
 
 
 def canonical(lines: Iterable[str]) -> str:

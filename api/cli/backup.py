@@ -23,7 +23,9 @@ T = TypeVar("T")
 ATTEMPTS = 3  # a backup that raced a write is taken again, up to this many times
 TIMEOUT = typer.Option(3600.0, "--timeout-s", help="Bound of the one transaction.")
 BACKUP_FILE = typer.Argument(..., help="The snapshot to write (JSON Lines).")
-SNAPSHOT_FILE = typer.Argument(..., help="A snapshot written by `threadline backup`.")
+SNAPSHOT_FILE = typer.Argument(
+    ..., help="A snapshot written by `threadline backup`.", exists=True, dir_okay=False
+)
 AS_WORKSPACE = typer.Option(
     None, "--as-workspace", help="Restore into this workspace instead of the snapshot's."
 )
@@ -53,9 +55,13 @@ def backup_workspace(
                 with partial.open("w", encoding="utf-8") as sink:
                     now = datetime.now(UTC).isoformat()
                     return await snapshots.backup(store, workspace, sink, now, timeout_s)
-            except snapshots.WorkspaceChangedError:
+            except snapshots.WorkspaceChangedError as error:
                 if tries == ATTEMPTS:
-                    raise
+                    raise snapshots.WorkspaceChangedError(
+                        f"{error}, on each of {ATTEMPTS} tries: back it up when its writes "
+                        "pause (or dump the whole managed Neo4j while it is stopped: "
+                        "`threadline neo4j dump`)"
+                    ) from error
         raise AssertionError("the loop returns or raises")  # pragma: no cover
 
     try:

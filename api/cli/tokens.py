@@ -95,10 +95,16 @@ def _expiry(text: str | None) -> datetime | None:
 
     if text is None:
         return None
+    now = datetime.now(UTC)
     try:
-        return expiry(text, datetime.now(UTC))
+        until = expiry(text, now)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--expires") from error
+    if until <= now:  # made all the same: one way to try how expiry is refused
+        typer.echo(
+            f"--expires {until.isoformat()} is past: the token is refused as expired.", err=True
+        )
+    return until
 
 
 def _append_token(path: Path, entry: str) -> None:

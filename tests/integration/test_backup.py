@@ -132,6 +132,10 @@ async def test_a_truncated_or_newer_snapshot_is_refused_and_writes_nothing(
     with pytest.raises(SnapshotError, match="incomplete"):
         await restore(clean_store, text[:-1], "cut")
     assert tally(await export(clean_store, "cut")) == Counter()
+    mid_line = [*text[:-2], text[-2][: len(text[-2]) // 2]]
+    with pytest.raises(SnapshotError, match=f"line {len(text) - 1} is not JSON .*cut off"):
+        await restore(clean_store, mid_line, "cut")
+    assert tally(await export(clean_store, "cut")) == Counter()
 
     header = json.loads(text[0])
     newer = json.dumps({**header, "schemaVersion": queries.schema_version() + 1})
@@ -158,6 +162,16 @@ async def test_the_cli_backs_up_restores_and_refuses_in_one_line(
     assert taken.exit_code == 0, taken.output
     assert canonical(lines(file)) == canonical(lines(SNAPSHOT))
     assert sorted(os.listdir(tmp_path)) == ["cli.jsonl"]  # no partial file left
+
+    cut, text = tmp_path / "cut.jsonl", lines(file)
+    cut.write_text("\n".join([*text[:-2], text[-2][: len(text[-2]) // 2]]))
+    refused = await cli(neo4j_uri, "restore", str(cut), "--as-workspace", "cut")
+    assert refused.exit_code == 1
+    (said,) = [line for line in refused.output.splitlines() if line.strip()]
+    assert said.startswith(f"line {len(text) - 1} is not JSON (")
+    assert said.endswith("): cut off or corrupt")
+    missing = await cli(neo4j_uri, "restore", str(tmp_path / "missing.jsonl"))
+    assert missing.exit_code == 2 and "does not exist" in missing.output
 
 
 async def test_migrate_check_lists_what_is_pending(clean_store: Store, neo4j_uri: str) -> None:

@@ -92,6 +92,8 @@ def test_the_header_is_checked_before_anything_is_read() -> None:
         read([], 5)
     with pytest.raises(SnapshotError, match="not a Threadline snapshot"):
         read(['{"nodes": 1}'], 5)
+    with pytest.raises(SnapshotError, match=r"line 1 is not JSON .*: not a Threadline snapshot"):
+        read(["name,age"], 5)
     newer = json.dumps({**json.loads(good[0]), "schemaVersion": 99})
     with pytest.raises(SnapshotError, match="schema version 99, newer"):
         read([newer], 5)

@@ -208,3 +208,9 @@ def test_a_bad_expires_is_refused(tmp_path: Path) -> None:
     result = runner.invoke(app, ["new-token", "x", "--expires", "soon"])
     assert result.exit_code == 2
     assert "--expires" in result.output
+
+
+def test_a_past_expires_makes_the_token_and_says_it_is_expired(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["new-token", "x", "--expires", "2020-01-01"])
+    assert result.exit_code == 0
+    assert "--expires 2020-01-01T00:00:00+00:00 is past" in result.stderr
