@@ -52,6 +52,12 @@ class Content:
             self._missing[thread_id] = self._missing.get(thread_id, Ranges()) | Ranges.of(lacking)
         return found
 
+    @property
+    def complete(self) -> bool:
+        """Whether every run asked for so far was there: a decision that lacked some is
+        made again once the caller has loaded them, so it is no answer yet."""
+        return not self._missing
+
     def take_missing(self) -> dict[str, Ranges]:
         """What the last decision asked for and did not have; forgets it."""
         missing, self._missing = self._missing, {}

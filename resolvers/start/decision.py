@@ -166,15 +166,18 @@ def decide_start(
     waiting = _deliveries_waiting(state, restart)
     decision = _with_parent_deliveries(decision, waiting, related, content)
     _refuse_unsupported(decision)
-    return _within_budget(_in_injection_order(decision, state, related), request, context)
+    ordered = _in_injection_order(decision, state, related)
+    return _within_budget(ordered, request, context, content)
 
 
 def _within_budget(
-    decision: StartDecision, request: StartRequest, context: ContextPolicy
+    decision: StartDecision, request: StartRequest, context: ContextPolicy, content: Content
 ) -> StartDecision:
-    """The decision with its budget, its handoffs sharing it (`resolvers.handoffs.budget`)."""
+    """The decision with its budget, its handoffs sharing it (`resolvers.handoffs.budget`).
+    Refused for size only with every run read: without them, the protected items it would
+    name are those of a text lacking those runs' items."""
     budget = _budget_of(decision.provider, decision.providerThread, request, context)
-    if not fits(decision.handoffs, budget):
+    if not fits(decision.handoffs, budget) and content.complete:
         raise too_large(budget, decision.handoffs)
     handoffs = fitted(decision.handoffs, budget)
     explanation = [*decision.explanation, explained_budget(budget)] if decision.handoffs else []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,8 +20,10 @@ from graph.models import (
     StartStrategy,
 )
 from graph.ranges import Ranges
+from resolvers.content import Content
 from resolvers.coverage import coverage
 from resolvers.providers import registry_from_toml
+from resolvers.start.decision import StartRequest, decide_start
 from resolvers.start.staleness import StalenessPolicy
 from tests.support.scenario import SETTLED, Scenario
 
@@ -132,6 +136,22 @@ def test_context_too_large_when_protected_items_fit_no_thread() -> None:
         sc.decide("tiny")
     assert refused.value.code is ErrorCode.CONTEXT_TOO_LARGE
     assert "budget is 60" in refused.value.message
+
+
+def test_a_decision_lacking_runs_is_refused_for_size_only_once_it_has_them() -> None:
+    """Its caller loads the runs a decision lacked and decides again: a refusal before
+    that would name the protected tokens of a text without those runs' items."""
+    sc = Scenario(registry=registry_from_toml("[providers.tiny]\nmax_handoff_tokens = 1\n"))
+    sc.run("codex", RunItem(kind=RunItemKind.CONSTRAINT, text="c" * 400))
+    lacking = Content()
+    decide_start(
+        sc.state, StartRequest(provider="tiny", input="x"), sc.registry, sc.policy, lacking
+    )
+    assert lacking.take_missing()  # it asked for run 1, and did not refuse without it
+    with pytest.raises(ThreadlineError) as refused:
+        sc.decide("tiny")
+    protected = re.search(r"protected items take about (\d+) tokens", refused.value.message)
+    assert protected is not None and int(protected.group(1)) >= 100  # the 400-char constraint
 
 
 def test_resume_failed_and_divergent_are_reported() -> None:
