@@ -25,7 +25,7 @@ from api.http.requests import refused_caller
 from api.mcp import tools
 from api.mcp.tools import Answer, Gateway, Operation
 from api.services import Services
-from graph.errors import ErrorCode, ThreadlineError
+from graph.errors import ThreadlineError, invalid
 from graph.models import RunItemKind
 
 # Who is calling: from the request's headers over HTTP, fixed for a stdio process.
@@ -34,6 +34,7 @@ READ = ToolAnnotations(read_only_hint=True)
 
 
 def refusal(answer: Answer) -> CallToolResult:
+    """A tool error whose structured content is the failure's code and message."""
     return CallToolResult(
         content=[TextContent(type="text", text=f"{answer.code}: {answer.message}")],
         structured_content={"code": answer.code, "message": answer.message},
@@ -41,8 +42,8 @@ def refusal(answer: Answer) -> CallToolResult:
     )
 
 
-def invalid(message: str) -> Answer:
-    return Answer(code=ErrorCode.INVALID_INPUT.value, message=message)
+def failed(error: ThreadlineError) -> Answer:
+    return Answer(code=error.code.value, message=error.message)
 
 
 def result(answer: Answer, summary: Callable[[Any], str]) -> CallToolResult:
@@ -72,7 +73,7 @@ class CodedServer(MCPServer):
         except UnexpectedToolError:
             raise
         except ToolError as error:
-            return refusal(invalid(refused_arguments(name, error)))
+            return refusal(failed(invalid(refused_arguments(name, error))))
 
 
 def refused_arguments(tool: str, error: ToolError) -> str:
@@ -96,7 +97,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         try:
             principal = who(ctx)
         except ThreadlineError as error:
-            return Answer(code=error.code.value, message=error.message)
+            return failed(error)
         return await gateway.run(principal, operation, variables)
 
     @server.tool(annotations=READ)
@@ -202,7 +203,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         """A fork of the thread at a completed run (`run_id`) or at its latest completed
         checkpointed run (`latest_stable`). Needs a token with write scope."""
         if (run_id is not None) + bool(latest_stable) != 1:
-            return refusal(invalid("Give exactly one of run_id or latest_stable: true."))
+            return refusal(failed(invalid("Give exactly one of run_id or latest_stable: true.")))
         at = given(runId=run_id, latestStable=latest_stable)
         found = await call(ctx, tools.FORK_THREAD, given(id=source_thread_id, at=at, title=title))
         return result(found, lambda thread: f"Forked as {thread['id']}.")
