@@ -288,18 +288,24 @@ async def digests(
     ]
 
 
-async def rollback_inputs(
-    tx: Tx, workspace: str, thread_id: str, to_ordinal: int
-) -> tuple[list[RunNode], list[Row]]:
-    """The live runs after `to_ordinal`, and the handoffs about the thread reaching past it
-    (each as {handoff, consumerOrdinal, consumerProviderThreadId})."""
+async def rollback_inputs(tx: Tx, workspace: str, thread_id: str, to_ordinal: int) -> Row:
+    """What resolvers/lineage/rollback.py's RollbackInputs reads: the live runs after
+    `to_ordinal` (`rolledRuns`), the handoffs about the thread reaching past it
+    (`affected`, each {handoff, consumerOrdinal, consumerProviderThreadId}), and the
+    merge-backs and subagent results consumed after it (`delivered`, each {transfer,
+    handoffLive})."""
     row = await tx.row(
         "thread/rollback_inputs", workspace=workspace, threadId=thread_id, toOrdinal=to_ordinal
     )
     if row is None:
-        return [], []
-    affected = [{**native(a), "handoff": handoff_from(a["handoff"])} for a in row["affected"]]
-    return [run_from(r) for r in row["rolledRuns"]], affected
+        return {"rolledRuns": [], "affected": [], "delivered": []}
+    return {
+        "rolledRuns": [run_from(r) for r in row["rolledRuns"]],
+        "affected": [{**native(a), "handoff": handoff_from(a["handoff"])} for a in row["affected"]],
+        "delivered": [
+            {**native(d), "transfer": transfer_from(d["transfer"])} for d in row["delivered"]
+        ],
+    }
 
 
 async def run_owner(tx: Tx, workspace: str, run_id: str) -> tuple[str, RunNode] | None:

@@ -286,12 +286,8 @@ async def rollback_thread(
 ) -> Written[rollbacks.RollbackDecision]:
     state, _ = await locked(tx, caller, thread_id, ends=True)
     rollbacks.check_rollback(state, to_ordinal)
-    runs, affected = await repo.rollback_inputs(tx, caller.workspace, thread_id, to_ordinal)
-    inputs = rollbacks.RollbackInputs(
-        toOrdinal=to_ordinal,
-        rolledRuns=runs,
-        affected=[rollbacks.AffectedHandoff.model_validate(a) for a in affected],
-    )
+    read = await repo.rollback_inputs(tx, caller.workspace, thread_id, to_ordinal)
+    inputs = rollbacks.RollbackInputs.model_validate({**read, "toOrdinal": to_ordinal})
     decision = rollbacks.decide_rollback(state, inputs, caller.providers)
     draft = caller.draft()
     rollbacks.record(draft, state, decision, to_ordinal)

@@ -1,5 +1,7 @@
 // What a rollback to $toOrdinal reads besides the thread's state: the live runs after it,
-// and the handoffs about the thread that reach past it, with the run that consumed each.
+// the handoffs about the thread that reach past it, with the run that consumed each, and
+// the merge-backs and subagent results a live run after it consumed, with whether their
+// handoff is still live.
 MATCH (t:Thread {id: $threadId, workspace: $workspace})
 RETURN
   COLLECT {
@@ -14,4 +16,13 @@ RETURN
     RETURN {handoff: h {.*}, consumerOrdinal: consumer.ordinal,
             consumerProviderThreadId: consumer.providerThreadId}
     ORDER BY h.createdAt, h.id
-  } AS affected
+  } AS affected,
+  COLLECT {
+    MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
+    WHERE x.type IN ['MERGE_BACK', 'SUBAGENT_RESULT'] AND x.status = 'CONSUMED'
+    MATCH (consumer:Run {workspace: $workspace, id: x.consumedByRunId})
+    WHERE consumer.ordinal > $toOrdinal AND consumer.status <> 'ROLLED_BACK'
+    OPTIONAL MATCH (h:ContextHandoff {id: x.handoffId, workspace: $workspace})
+    RETURN {transfer: x {.*}, handoffLive: h IS NOT NULL AND h.status <> 'SUPERSEDED'}
+    ORDER BY x.createdAt, x.id
+  } AS delivered

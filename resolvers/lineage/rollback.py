@@ -12,6 +12,7 @@ from graph.models import (
     RunNode,
     RunStatus,
     ThreadState,
+    TransferNode,
     TransferStatus,
 )
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
@@ -36,6 +37,16 @@ class AffectedHandoff(BaseModel):
     consumerProviderThreadId: str | None = None
 
 
+class Delivered(BaseModel):
+    """A merge-back or subagent result the thread consumed, with whether the handoff that
+    carried it is still live."""
+
+    model_config = ConfigDict(frozen=True)
+
+    transfer: TransferNode
+    handoffLive: bool = True
+
+
 class RollbackInputs(BaseModel):
     """What a rollback to `toOrdinal` reads besides the thread's state."""
 
@@ -44,6 +55,8 @@ class RollbackInputs(BaseModel):
     toOrdinal: int
     rolledRuns: list[RunNode] = Field(default_factory=list)  # ordinal > toOrdinal, live
     affected: list[AffectedHandoff] = Field(default_factory=list)
+    # consumed by a live run after toOrdinal
+    delivered: list[Delivered] = Field(default_factory=list)
 
 
 class RollbackDecision(BaseModel):
@@ -108,14 +121,22 @@ def decide_rollback(
         and transfer.sourcePoint.threadId == state.thread.id
         and transfer.sourcePoint.runId in rolled
     ]
+    undelivered = [d for d in inputs.delivered if d.transfer.consumedByRunId in rolled]
     return RollbackDecision(
         rolledBack=rolled_ordinals,
         rolledBackRunIds=sorted(rolled, key=lambda run_id: rolled[run_id]),
-        supersededHandoffIds=[a.handoff.id for a in affected],
+        supersededHandoffIds=[a.handoff.id for a in affected] + carriers(undelivered),
         providerThreadStatuses=statuses,
         nativeRanges=native_ranges,
-        supersededTransferIds=superseded_transfers,
+        supersededTransferIds=superseded_transfers + [d.transfer.id for d in undelivered],
     )
+
+
+def carriers(undelivered: list[Delivered]) -> list[str]:
+    """The live handoffs that carried merge-backs or subagent results whose consuming run
+    is rolled back: what they carried is no longer in the thread's history, so no provider
+    thread may count it as seen (the child sends it again, docs/SEMANTICS.md "Rollback")."""
+    return [d.transfer.handoffId for d in undelivered if d.handoffLive and d.transfer.handoffId]
 
 
 def record(draft: Draft, state: ThreadState, decision: RollbackDecision, to_ordinal: int) -> None:

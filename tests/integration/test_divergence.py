@@ -148,3 +148,63 @@ async def test_a_subagent_diverges_until_its_result_goes_back(gql: GraphQLClient
     assert found["lastMergeBackAt"] == created["transfer"]["createdAt"]
     plan = (await gql(EXPLAIN, id=child["id"]))["explainMergeBack"]
     assert not plan["possible"] and "not a fork" in plan["reason"]
+
+
+UNDO = """mutation($t: ID!, $to: Int!) { rollbackThread(threadId: $t, toRunOrdinal: $to) {
+  supersededTransfers { id status } supersededHandoffs { id status }
+  affectedProviderThreads { id status } } }"""
+TRANSFER_STATUS = "query($id: ID!) { transfer(id: $id) { status } }"
+
+
+async def test_a_merge_back_whose_run_is_rolled_back_is_unmerged_again(gql: GraphQLClient) -> None:
+    source, fork, _ = await source_and_fork(gql, runs=2, at=2)
+    merged = (await gql(MERGE, id=fork))["mergeBack"]
+    took = await run_once(gql, source, "codex", "take it")
+    [carrier] = took["handoffs"]
+    assert await divergence(gql, fork) == diverged([3], [], merged_at=merged["createdAt"])
+
+    undone = (await gql(UNDO, t=source, to=2))["rollbackThread"]
+    assert undone["supersededTransfers"] == [{"id": merged["id"], "status": "SUPERSEDED"}]
+    assert undone["supersededHandoffs"] == [{"id": carrier["id"], "status": "SUPERSEDED"}]
+    assert [pt["status"] for pt in undone["affectedProviderThreads"]] == ["ROLLED_BACK"]
+    # The fork's work is no longer in the source's history: unmerged, and merged again.
+    assert await divergence(gql, fork) == diverged(since=[], unmerged=[1])
+    assert (await gql(EXPLAIN, id=fork))["explainMergeBack"]["possible"]
+    await gql(MERGE, id=fork)
+    again = await start(gql, source, "codex", "take it again")
+    assert "FORK-WORK" in again["contextText"]
+
+
+async def test_a_rollback_before_the_merge_back_keeps_it(gql: GraphQLClient) -> None:
+    source, fork, _ = await source_and_fork(gql, runs=2, at=2)
+    merged = (await gql(MERGE, id=fork))["mergeBack"]
+    await run_once(gql, source, "codex", "take it")
+    await run_once(gql, source, "codex", "after it")
+    undone = (await gql(UNDO, t=source, to=3))["rollbackThread"]
+    assert undone["supersededTransfers"] == [] and undone["supersededHandoffs"] == []
+    assert (await gql(TRANSFER_STATUS, id=merged["id"]))["transfer"]["status"] == "CONSUMED"
+    assert await divergence(gql, fork) == diverged([3], [], merged_at=merged["createdAt"])
+
+
+async def test_a_subagent_result_whose_run_is_rolled_back_can_be_sent_again(
+    gql: GraphQLClient,
+) -> None:
+    parent = await new_thread(gql, "parent")
+    await run_once(gql, parent, "codex", "first")
+    busy = await start(gql, parent, "codex", "delegating")
+    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
+    await run_once(gql, child["id"], "claude", "child work")
+    await gql(COMPLETE_RUN, id=busy["run"]["id"])
+    result = (await gql(COMPLETE_SUBAGENT, id=child["id"], result="RESULT: all green"))[
+        "completeSubagent"
+    ]
+    took = await run_once(gql, parent, "codex", "read the result")
+    assert "RESULT: all green" in took["contextText"]
+
+    undone = (await gql(UNDO, t=parent, to=2))["rollbackThread"]
+    assert undone["supersededTransfers"] == [{"id": result["id"], "status": "SUPERSEDED"}]
+    assert [h["id"] for h in undone["supersededHandoffs"]] == [took["handoffs"][0]["id"]]
+    assert await divergence(gql, child["id"]) == diverged(since=[2], unmerged=[1])
+    await gql(COMPLETE_SUBAGENT, id=child["id"], result="RESULT: all green")
+    again = await start(gql, parent, "codex", "read it again")
+    assert "RESULT: all green" in again["contextText"]

@@ -5,9 +5,20 @@ from __future__ import annotations
 import pytest
 
 from graph.errors import ErrorCode, ThreadlineError
-from graph.models import HandoffStatus, HistoryMode, ProviderThreadStatus, RunStatus, StartStrategy
+from graph.models import (
+    HandoffStatus,
+    HistoryMode,
+    ProviderThreadStatus,
+    RunStatus,
+    SourcePoint,
+    StartStrategy,
+    TransferNode,
+    TransferStatus,
+    TransferType,
+)
 from graph.ranges import Ranges
-from tests.support.scenario import Scenario
+from resolvers.lineage import rollback as rollbacks
+from tests.support.scenario import T0, Scenario
 
 
 def canonical(history: HistoryMode) -> Scenario:
@@ -78,3 +89,36 @@ def test_a_run_in_progress_is_a_conflict() -> None:
     with pytest.raises(ThreadlineError) as error:
         sc.rollback(1)
     assert error.value.code is ErrorCode.CONFLICT
+
+
+def delivered(name: str, consumer: str, handoff_live: bool = True) -> rollbacks.Delivered:
+    merge_back = TransferNode(
+        id=name,
+        type=TransferType.MERGE_BACK,
+        sourceThreadId="fork",
+        targetThreadId="t",
+        sourcePoint=SourcePoint(threadId="fork", runOrdinal=1),
+        status=TransferStatus.CONSUMED,
+        createdAt=T0,
+        handoffId=f"{name}-handoff",
+        consumedByRunId=consumer,
+    )
+    return rollbacks.Delivered(transfer=merge_back, handoffLive=handoff_live)
+
+
+def test_what_a_rolled_back_run_consumed_from_a_child_is_superseded() -> None:
+    sc = canonical(HistoryMode.LEGACY)
+    by_ordinal = {run.ordinal: run.id for run in sc.runs.values()}
+    inputs = rollbacks.RollbackInputs(
+        toOrdinal=5,
+        rolledRuns=[run for run in sc.runs.values() if run.ordinal > 5],
+        delivered=[
+            delivered("kept", consumer=by_ordinal[3]),
+            delivered("undone", consumer=by_ordinal[7]),
+            delivered("replaced", consumer=by_ordinal[8], handoff_live=False),
+        ],
+    )
+    decision = rollbacks.decide_rollback(sc.state, inputs, sc.registry)
+    assert decision.supersededTransferIds == ["undone", "replaced"]
+    # Only a live carrier is superseded (one already superseded is left as it is).
+    assert decision.supersededHandoffIds == ["undone-handoff"]
