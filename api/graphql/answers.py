@@ -319,8 +319,10 @@ def _start_budget(decision: StartDecision) -> ContextBudget:
     budget = decision.budget
     if budget is None:
         pt = decision.providerThread
-        usage, held = (pt.contextUsage, pt.heldTokens) if pt is not None else (None, 0)
-        budget = context_budget(decision.provider, None, usage, held, ContextPolicy())
+        usage, held, model = (
+            (pt.contextUsage, pt.heldTokens, pt.model) if pt is not None else (None, 0, None)
+        )
+        budget = context_budget(decision.provider, model, usage, held, ContextPolicy())
     return _budget(budget)
 
 

@@ -198,10 +198,12 @@ def _budget_of(
 ) -> ContextBudget:
     """The budget of a start into `target` (None: a new native thread, which holds
     nothing). An existing one holds what its provider last reported; one that never
-    reported, what Threadline sent it (docs/MODEL.md, "Context that fits")."""
+    reported, what Threadline sent it; and a start that names no model runs on the model
+    the native thread was recorded with (docs/MODEL.md, "Context that fits")."""
     if target is None:
         return context_budget(provider, request.model, None, 0, context)
-    return context_budget(provider, request.model, target.contextUsage, target.heldTokens, context)
+    model = request.model or target.model
+    return context_budget(provider, model, target.contextUsage, target.heldTokens, context)
 
 
 def _in_injection_order(

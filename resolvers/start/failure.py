@@ -112,7 +112,7 @@ def _as_started(
     # The start's own budget, as its handoffs keep it (one made before budgets: anew).
     kept = next((h.budget for h in pending if h.budget is not None), None)
     budget = kept or context_budget(
-        provider, run.model, pt.contextUsage, pt.heldTokens, ContextPolicy()
+        provider, run.model or pt.model, pt.contextUsage, pt.heldTokens, ContextPolicy()
     )
     explanation = [
         f"The summary of handoff {names} failed ({reason}); it is FAILED and a new "

@@ -130,3 +130,18 @@ def test_a_native_thread_that_never_reported_holds_its_handoffs_and_its_runs() -
     back = sc.decide("claude")
     assert back.providerThread is not None and back.providerThread.id == claude.id
     assert back.budget is not None and back.budget.usedTokens == claude.heldTokens
+
+
+def test_a_start_naming_no_model_is_budgeted_for_the_native_threads_model() -> None:
+    sc = Scenario(registry=PROVIDERS)
+    sc.run("codex")
+    [codex] = sc.provider_threads.values()
+    assert sc.decide("codex").budget.windowTokens == 272_000  # type: ignore[union-attr]
+    sc.provider_threads[codex.id] = codex.model_copy(update={"model": "gpt-5.1-codex"})
+    resumed = sc.decide("codex")
+    assert resumed.providerThread is not None and resumed.providerThread.id == codex.id
+    assert resumed.budget is not None
+    assert (resumed.budget.windowTokens, resumed.budget.windowSource) == (
+        400_000,
+        ContextWindowSource.MODEL,
+    )
