@@ -354,17 +354,35 @@ def open_requests(runs: Sequence[RunDigest]) -> list[Found]:
     return [(run, item) for run, item in asked if not _resolved(item)]
 
 
+def answered_requests(runs: Sequence[RunDigest]) -> list[Found]:
+    """Approvals and questions these runs resolve but were asked before them: a summary
+    that does not start at the thread's first run says so, for a reader that saw them
+    open (a delta into the native thread that asked them)."""
+    if not runs or runs[0].ordinal <= 1:
+        return []
+    asked = _items(runs, RunItemKind.APPROVAL, RunItemKind.QUESTION)
+    opened_here = {item.key for _, item in asked if not _resolved(item)}
+    return [
+        (run, item)
+        for run, item in _latest_by_key(asked)
+        if _resolved(item) and item.key is not None and item.key not in opened_here
+    ]
+
+
 def _open_questions(runs: Sequence[RunDigest]) -> Drafted:
     lines = [
-        _item_line(
-            run,
-            item,
-            f"{'Approval' if item.kind is RunItemKind.APPROVAL else 'Question'}: {item.text}",
-            protected=True,
-        )
+        _item_line(run, item, f"{_request_kind(item)}: {item.text}", protected=True)
         for run, item in open_requests(runs)
     ]
+    lines.extend(
+        _item_line(run, item, f"{_request_kind(item)} now resolved: {item.text}")
+        for run, item in answered_requests(runs)
+    )
     return Drafted(OPEN, lines)
+
+
+def _request_kind(item: DigestItem) -> str:
+    return "Approval" if item.kind is RunItemKind.APPROVAL else "Question"
 
 
 def _checkpoint(runs: Sequence[RunDigest]) -> Drafted:

@@ -257,3 +257,25 @@ def test_selection_keeps_its_promises(run_items: list[list[RunItem]], budget: in
     assert (1, -1) not in omitted and (latest, -1) not in omitted
     full = summarize(runs, title="# Context handoff")
     assert full.omitted == [] and shown_refs(full, runs) == set(every)
+
+
+def test_a_delta_says_which_requests_asked_before_it_it_resolves() -> None:
+    """A native thread that saw a question open learns from the delta that it closed."""
+    asked = run(1, item(RunItemKind.QUESTION, "Postgres or SQLite?", key="db"))
+    answered = run(
+        3,
+        item(RunItemKind.QUESTION, "SQLite, decided", key="db", attributes={"resolved": True}),
+        item(RunItemKind.APPROVAL, "deploy now?", key="go"),
+    )
+    short_lived = run(
+        2,
+        item(RunItemKind.QUESTION, "which port?", key="port"),
+        item(RunItemKind.QUESTION, "8080", key="port", attributes={"resolved": True}),
+    )
+    delta = summarize([short_lived, answered], title="# D").text
+    assert "- Question now resolved: SQLite, decided" in delta
+    assert "- Approval: deploy now?" in delta
+    assert "which port?" not in delta and "8080" not in delta  # asked and closed within it
+    # From the first run on, the reader saw no question open: nothing to close.
+    full = summarize([asked, short_lived, answered], title="# F").text
+    assert "now resolved" not in full and "SQLite" not in full
