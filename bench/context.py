@@ -55,7 +55,7 @@ def budget_quality(count: int, seed: int) -> list[BudgetQuality]:
             summary = summarize(
                 covered, title=f"# Context handoff: runs 1-{point}", max_tokens=budget
             )
-            quality = assess(summary.text, covered)
+            quality = assess(summary.text, covered, summary.omitted)
             found.append(
                 BudgetQuality(
                     point, budget, summary.tokenEstimate, quality.score, len(summary.omitted)

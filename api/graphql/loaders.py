@@ -174,6 +174,7 @@ class Loaders:
             assess(
                 h.summaryText,
                 [r for r in runs.get(h.sourceThreadId, []) if r.ordinal in h.covered],
+                h.omitted,
             )
             for h in handoffs
         ]

@@ -183,7 +183,7 @@ def fill_configured(
             sections=local.sections,
             omitted=local.omitted,
             tokenEstimate=local.tokenEstimate,
-            **graded(local.text, request.material.runs),
+            **graded(local.text, request.material.runs, local.omitted),
             fallbackReason=reason,
         )
     draft.change(content)

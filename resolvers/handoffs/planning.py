@@ -65,7 +65,7 @@ class PlannedHandoff(BaseModel):
             createdAt=at,
             updatedAt=at,
             generationMs=self.generationMs,
-            **graded(self.summary.text, runs),
+            **graded(self.summary.text, runs, self.summary.omitted),
         )
 
 

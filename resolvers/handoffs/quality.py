@@ -4,11 +4,12 @@ quality"). Deterministic, from the covered runs and the text alone: no model is 
 Must-keep material, one facet per kind: USER_GOAL (goal items, and the inputs of the
 first run and of the latest covered run), CONSTRAINT, DECISION, FILE_CHANGE (one per
 path, from FILE_CHANGE items and checkpoints), open QUESTION and APPROVAL, unresolved
-FAILURE. An item is carried when its key or path appears in the text (case-insensitive),
-or when more than half of its distinctive words do: the words of at least four letters
-and digits in the first 200 characters of its text, common words left out. An item with
-no distinctive word is carried when its whole text appears; one with no key, no path and
-a blank text is nothing to keep.
+FAILURE. An item the text's writer says it left out (the local selection's `omitted`)
+is missing. Otherwise it is carried when its key or path appears in the text
+(case-insensitive), or when more than half of its distinctive words do: the words of at
+least four letters and digits in the first 200 characters of its text, common words left
+out. An item with no distinctive word is carried when its whole text appears; one with no
+key, no path and a blank text is nothing to keep.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graph.models import HandoffQuality, QualityFacet, RunDigest, RunItemKind
+from graph.models import DigestItem, HandoffQuality, ItemPlace, QualityFacet, RunDigest, RunItemKind
 from resolvers.handoffs.summarizer import open_requests, unresolved_failures
 
 WORD = re.compile(r"[a-z0-9_]+")
@@ -49,23 +50,32 @@ class MustKeep:
     text: str = ""
     key: str | None = None
     path: str | None = None
+    place: tuple[int, int] | None = None  # (run ordinal, item index; -1: the run's input)
 
     @property
     def name(self) -> str:
         return self.key or self.path or " ".join(self.text.split()[:MISSING_WORDS])
 
 
-def assess(text: str, runs: Sequence[RunDigest]) -> HandoffQuality:
-    """The quality of `text` as a handoff of `runs` (its covered runs, any order)."""
+def assess(
+    text: str, runs: Sequence[RunDigest], omitted: Iterable[ItemPlace] = ()
+) -> HandoffQuality:
+    """The quality of `text` as a handoff of `runs` (its covered runs, any order) that
+    leaves out the items at `omitted`."""
     lowered = text.lower()
     words = set(WORD.findall(lowered))
+    left_out = {(place.runOrdinal, place.index) for place in omitted}
     facets = []
     wanted = must_keep(runs)
     for kind in FACET_ORDER:
         items = [item for item in wanted if item.kind is kind]
         if not items:
             continue
-        missing = [item.name for item in items if not carried(item, lowered, words)]
+        missing = [
+            item.name
+            for item in items
+            if item.place in left_out or not carried(item, lowered, words)
+        ]
         facets.append(
             QualityFacet(
                 kind=kind, kept=len(items) - len(missing), total=len(items), missing=missing
@@ -75,10 +85,12 @@ def assess(text: str, runs: Sequence[RunDigest]) -> HandoffQuality:
     return HandoffQuality(score=round(kept / total, 4) if total else 1.0, facets=facets)
 
 
-def graded(text: str, runs: Sequence[RunDigest]) -> dict[str, Any]:
+def graded(
+    text: str, runs: Sequence[RunDigest], omitted: Iterable[ItemPlace] = ()
+) -> dict[str, Any]:
     """The quality fields of a handoff whose text is `text`: the assessment, and its
     score on its own for Cypher."""
-    quality = assess(text, runs)
+    quality = assess(text, runs, omitted)
     return {"quality": quality, "qualityScore": quality.score}
 
 
@@ -87,17 +99,24 @@ def must_keep(runs: Sequence[RunDigest]) -> list[MustKeep]:
     if not ordered:
         return []
     inputs = {run.ordinal: run.input for run in ordered if run.ordinal in (1, ordered[-1].ordinal)}
-    found = [MustKeep(RunItemKind.USER_GOAL, text) for text in inputs.values()]
+    found = [
+        MustKeep(RunItemKind.USER_GOAL, text, place=(ordinal, -1))
+        for ordinal, text in inputs.items()
+    ]
     for run in ordered:
         found.extend(
-            MustKeep(item.kind, item.text, item.key, item.path)
+            _kept(run, item)
             for item in run.items
             if item.kind in (RunItemKind.USER_GOAL, RunItemKind.CONSTRAINT, RunItemKind.DECISION)
         )
     found.extend(MustKeep(RunItemKind.FILE_CHANGE, path=path) for path in _paths(ordered))
-    found.extend(MustKeep(i.kind, i.text, i.key, i.path) for _, i in open_requests(ordered))
-    found.extend(MustKeep(i.kind, i.text, i.key, i.path) for _, i in unresolved_failures(ordered))
+    found.extend(_kept(run, item) for run, item in open_requests(ordered))
+    found.extend(_kept(run, item) for run, item in unresolved_failures(ordered))
     return [item for item in found if item.key or item.path or item.text.strip()]
+
+
+def _kept(run: RunDigest, item: DigestItem) -> MustKeep:
+    return MustKeep(item.kind, item.text, item.key, item.path, (run.ordinal, item.index))
 
 
 def carried(item: MustKeep, lowered: str, words: set[str]) -> bool:

@@ -127,7 +127,7 @@ def replace(
         "summaryText": text,
         "sections": sections,
         "omitted": omitted,
-        **graded(text, runs),
+        **graded(text, runs, omitted),
         "tokenEstimate": token_estimate(text),
         "createdByProvider": None,
         "updatedAt": draft.at,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.models import RunItem, RunItemKind, RunNode
+from graph.models import OmittedItem, RunItem, RunItemKind, RunNode
 from resolvers.handoffs.quality import assess, distinctive_words
 from resolvers.handoffs.summarizer import digest_of, summarize
 
@@ -107,3 +107,23 @@ def test_every_decision_is_carried_by_a_text_that_quotes_it(decisions: list[str]
     quoted = [*(d.text for r in digests for d in r.items), runs[0].input]
     quality = assess("\n".join(quoted), digests)
     assert quality.score == 1.0
+
+
+def test_a_decision_the_local_selection_left_out_is_missing_even_when_its_words_appear() -> None:
+    """Decisions worded alike: the kept ones carry the words of the one left out."""
+    decisions = [
+        item(RunItemKind.DECISION, f"Cache invoice totals per customer account {n}")
+        for n in range(1, 31)
+    ]
+    runs = [digest_of(run(1, *decisions))]
+    summary = summarize(runs, title="# H", max_tokens=150)
+    left_out = [place for place in summary.omitted if place.index >= 0]
+    assert left_out  # the budget leaves some decisions out
+
+    def decisions_kept(*omitted: list[OmittedItem]) -> tuple[int, int]:
+        facets = assess(summary.text, runs, *omitted).facets
+        found = next(f for f in facets if f.kind is RunItemKind.DECISION)
+        return found.kept, found.total
+
+    assert decisions_kept(summary.omitted) == (30 - len(left_out), 30)
+    assert decisions_kept() == (30, 30)  # by words alone every one would read as kept
