@@ -2,7 +2,9 @@
 native thread already holds, and a reserve (docs/MODEL.md, "Context that fits").
 
 - window: the native thread's latest reported window (REPORTED), else the model's window
-  from the providers file (MODEL), else the provider's default (PROVIDER);
+  from the providers file (MODEL: the model the start names, else the one the native
+  thread was recorded with, as `resolvers.start.decision` passes it), else the provider's
+  default (PROVIDER);
 - used: the native thread's latest reported context tokens; 0 for a new native thread;
   for one that never reported, an estimate of what Threadline knows it holds;
 - reserve: max(min_reserve_tokens, window / 4);
