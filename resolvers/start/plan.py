@@ -133,7 +133,7 @@ def start(
             threadId=thread_id,
             ordinal=state.thread.lastOrdinal + 1,
             provider=request.provider,
-            model=request.model,
+            model=request.model or pt.model,  # named, else the native thread's
             runtimeMode=request.runtimeMode,
             status=status,
             input=request.input,

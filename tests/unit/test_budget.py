@@ -145,3 +145,6 @@ def test_a_start_naming_no_model_is_budgeted_for_the_native_threads_model() -> N
         400_000,
         ContextWindowSource.MODEL,
     )
+    sc.run("codex")
+    latest = max(sc.runs.values(), key=lambda run: run.ordinal)
+    assert latest.model == "gpt-5.1-codex"  # the run says which model it was budgeted for
