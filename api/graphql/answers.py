@@ -32,7 +32,7 @@ from api.graphql.types import (
 )
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
-from resolvers.handoffs.budget import ContextPolicy, context_budget
+from resolvers.handoffs.budget import ContextPolicy, budget_into
 from resolvers.handoffs.requests import SummaryRequest
 from resolvers.imports.plan import Imported
 from resolvers.lineage.rollback import RollbackDecision
@@ -318,11 +318,7 @@ def _start_budget(decision: StartDecision) -> ContextBudget:
     again from a receipt stored before budgets existed gets its budget now."""
     budget = decision.budget
     if budget is None:
-        pt = decision.providerThread
-        usage, held, model = (
-            (pt.contextUsage, pt.heldTokens, pt.model) if pt is not None else (None, 0, None)
-        )
-        budget = context_budget(decision.provider, model, usage, held, ContextPolicy())
+        budget = budget_into(decision.provider, decision.providerThread, None, ContextPolicy())
     return _budget(budget)
 
 

@@ -3,8 +3,7 @@ native thread already holds, and a reserve (docs/MODEL.md, "Context that fits").
 
 - window: the native thread's latest reported window (REPORTED), else the model's window
   from the providers file (MODEL: the model the start names, else the one the native
-  thread was recorded with, as `resolvers.start.decision` passes it), else the provider's
-  default (PROVIDER);
+  thread was recorded with: `budget_into`), else the provider's default (PROVIDER);
 - used: the native thread's latest reported context tokens; 0 for a new native thread;
   for one that never reported, an estimate of what Threadline knows it holds;
 - reserve: max(min_reserve_tokens, window / 4);
@@ -18,7 +17,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.errors import ErrorCode, ThreadlineError
-from graph.models import ContextBudget, ContextUsage, ContextWindowSource
+from graph.models import ContextBudget, ContextUsage, ContextWindowSource, ProviderThreadNode
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.providers import ProviderCapabilities
 
@@ -55,6 +54,21 @@ def context_budget(
         capTokens=cap,
         budgetTokens=max(0, min(cap, window - used - reserve)),
     )
+
+
+def budget_into(
+    provider: ProviderCapabilities,
+    target: ProviderThreadNode | None,
+    model: str | None,
+    policy: ContextPolicy,
+) -> ContextBudget:
+    """The budget of a start into the native thread `target` (None: a new one, which holds
+    nothing). An existing one holds what its provider last reported, else what Threadline
+    sent it; a start that names no `model` runs on the one `target` was recorded with."""
+    if target is None:
+        return context_budget(provider, model, None, 0, policy)
+    chosen = model or target.model
+    return context_budget(provider, chosen, target.contextUsage, target.heldTokens, policy)
 
 
 def explained(budget: ContextBudget) -> str:

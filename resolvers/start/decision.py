@@ -31,7 +31,7 @@ from graph.models import (
 from graph.ranges import Ranges
 from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
-from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted, too_large
+from resolvers.handoffs.budget import ContextPolicy, budget_into, fits, fitted, too_large
 from resolvers.handoffs.budget import explained as explained_budget
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, span
 from resolvers.lineage import points
@@ -176,7 +176,7 @@ def _within_budget(
     """The decision with its budget, its handoffs sharing it (`resolvers.handoffs.budget`).
     Refused for size only with every run read: without them, the protected items it would
     name are those of a text lacking those runs' items."""
-    budget = _budget_of(decision.provider, decision.providerThread, request, context)
+    budget = budget_into(decision.provider, decision.providerThread, request.model, context)
     if not fits(decision.handoffs, budget) and content.complete:
         raise too_large(budget, decision.handoffs)
     handoffs = fitted(decision.handoffs, budget)
@@ -188,22 +188,6 @@ def _within_budget(
             "explanation": explanation or decision.explanation,
         }
     )
-
-
-def _budget_of(
-    provider: ProviderCapabilities,
-    target: ProviderThreadNode | None,
-    request: StartRequest,
-    context: ContextPolicy,
-) -> ContextBudget:
-    """The budget of a start into `target` (None: a new native thread, which holds
-    nothing). An existing one holds what its provider last reported; one that never
-    reported, what Threadline sent it; and a start that names no model runs on the model
-    the native thread was recorded with (docs/MODEL.md, "Context that fits")."""
-    if target is None:
-        return context_budget(provider, request.model, None, 0, context)
-    model = request.model or target.model
-    return context_budget(provider, model, target.contextUsage, target.heldTokens, context)
 
 
 def _in_injection_order(
@@ -437,7 +421,7 @@ def _pick(
     if not provider.supports_resume:
         explanation.append(f"{provider.kind} cannot resume a provider thread.")
         return None, []
-    room = _budget_of(provider, chosen, request, context).budgetTokens
+    room = budget_into(provider, chosen, request.model, context).budgetTokens
     signals = staleness.signals(state, chosen, request.runtimeMode, room, policy, content)
     if signals:
         names = ", ".join(signal.value for signal in signals)

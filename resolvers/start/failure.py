@@ -26,7 +26,7 @@ from graph.plan import RunChange
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
-from resolvers.handoffs.budget import ContextPolicy, context_budget, fitted
+from resolvers.handoffs.budget import ContextPolicy, budget_into, fitted
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.handoffs.requests import SummaryRequest
 from resolvers.handoffs.sources import Assignment
@@ -111,9 +111,7 @@ def _as_started(
     names = ", ".join(f"{h.id} ({h.summarySource})" for h in pending)
     # The start's own budget, as its handoffs keep it (one made before budgets: anew).
     kept = next((h.budget for h in pending if h.budget is not None), None)
-    budget = kept or context_budget(
-        provider, run.model or pt.model, pt.contextUsage, pt.heldTokens, ContextPolicy()
-    )
+    budget = kept or budget_into(provider, pt, run.model, ContextPolicy())
     explanation = [
         f"The summary of handoff {names} failed ({reason}); it is FAILED and a new "
         "handoff over the same runs replaces it.",
