@@ -5,13 +5,25 @@ test_serve_stages.py)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import httpx
 import pytest
 
+from api.settings import Settings
 from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
+from tests.support.graphql import make_app_client
+
+USERS_DB_TIMEOUT_S = Settings.model_fields["db_timeout_s"].default
+
+
+@pytest.fixture
+async def http(clean_store: Store) -> AsyncIterator[httpx.AsyncClient]:
+    """The app with the users' default request bound: a request while Neo4j is down is
+    refused when that bound runs out, and the suite's own 30 s would be waited for."""
+    async with make_app_client(clean_store, Settings(db_timeout_s=USERS_DB_TIMEOUT_S)) as client:
+        yield client
 
 
 async def test_readyz_follows_neo4j_without_restarting_the_api(
