@@ -419,8 +419,24 @@ class ThreadSim:
             self.event("handoff.superseded", None, handoffId=handoff.id, reason="rollback")
         for pt in changed:
             self.event("providerThread.status", None, providerThreadId=pt.id, status=pt.status)
+        for transfer in self._unasked(rolled):
+            self.event("transfer.superseded", None, transferId=transfer.id, reason="rollback")
         self.rec.version += 1
         self.sim.receipt("rollbackThread", {"thread_id": self.rec.id})
+
+    def _unasked(self, rolled: list[RunRecord]) -> list[TransferRecord]:
+        """Pending subagent results whose subagent a rolled-back run spawned: superseded,
+        as the product's rollback does (resolvers/lineage/rollback.py)."""
+        ids = {run.id for run in rolled}
+        unasked = [
+            (transfer, child)
+            for transfer, child in self.deliveries
+            if transfer.type == "SUBAGENT_RESULT" and child.links[-1][0].spawned_by_run_id in ids
+        ]
+        for transfer, _ in unasked:
+            transfer.status = "SUPERSEDED"
+        self.deliveries = [d for d in self.deliveries if d not in unasked]
+        return [transfer for transfer, _ in unasked]
 
     # ---- lineage ---------------------------------------------------------------
 

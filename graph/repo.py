@@ -293,18 +293,20 @@ async def rollback_inputs(tx: Tx, workspace: str, thread_id: str, to_ordinal: in
     `to_ordinal` (`rolledRuns`), the handoffs about the thread reaching past it
     (`affected`, each {handoff, consumerOrdinal, consumerProviderThreadId}), and the
     merge-backs and subagent results consumed after it (`delivered`, each {transfer,
-    handoffLive})."""
+    handoffLive}), and the subagent results still pending (`pendingResults`, each
+    {transferId, spawnedByRunId})."""
     row = await tx.row(
         "thread/rollback_inputs", workspace=workspace, threadId=thread_id, toOrdinal=to_ordinal
     )
     if row is None:
-        return {"rolledRuns": [], "affected": [], "delivered": []}
+        return {"rolledRuns": [], "affected": [], "delivered": [], "pendingResults": []}
     return {
         "rolledRuns": [run_from(r) for r in row["rolledRuns"]],
         "affected": [{**native(a), "handoff": handoff_from(a["handoff"])} for a in row["affected"]],
         "delivered": [
             {**native(d), "transfer": transfer_from(d["transfer"])} for d in row["delivered"]
         ],
+        "pendingResults": [native(p) for p in row["pendingResults"]],
     }
 
 

@@ -78,8 +78,9 @@ def supersede_transfer(
     reason: str | None = None,
     by: str | None = None,
 ) -> None:
-    """A pending transfer no run will consume: its source point rolled back, or a newer
-    one from the same source replaced it (logged on `thread_id`, the thread that held it)."""
+    """A transfer no run will consume (again): its source point, the run that spawned its
+    subagent, or the run that consumed it rolled back, or a newer one from the same source
+    replaced it (logged on `thread_id`, the thread that held it)."""
     draft.change(TransferChange(id=transfer_id, status=TransferStatus.SUPERSEDED))
     draft.event(
         thread_id,

@@ -1,7 +1,8 @@
 // What a rollback to $toOrdinal reads besides the thread's state: the live runs after it,
 // the handoffs about the thread that reach past it, with the run that consumed each, and
 // the merge-backs and subagent results a live run after it consumed, with whether their
-// handoff is still live.
+// handoff is still live, and the subagent results still pending, with the run of this
+// thread that spawned their subagent.
 MATCH (t:Thread {id: $threadId, workspace: $workspace})
 RETURN
   COLLECT {
@@ -25,4 +26,12 @@ RETURN
     OPTIONAL MATCH (h:ContextHandoff {id: x.handoffId, workspace: $workspace})
     RETURN {transfer: x {.*}, handoffLive: h IS NOT NULL AND h.status <> 'SUPERSEDED'}
     ORDER BY x.createdAt, x.id
-  } AS delivered
+  } AS delivered,
+  COLLECT {
+    MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
+    WHERE x.type = 'SUBAGENT_RESULT' AND x.status = 'PENDING'
+    MATCH (spawn:ContextTransfer)-[:FROM_THREAD]->(t)
+    WHERE spawn.type = 'SUBAGENT_SPAWN' AND spawn.targetThreadId = x.sourceThreadId
+    RETURN {transferId: x.id, spawnedByRunId: spawn.spawnedByRunId}
+    ORDER BY x.createdAt, x.id
+  } AS pendingResults

@@ -47,6 +47,16 @@ class Delivered(BaseModel):
     handoffLive: bool = True
 
 
+class PendingResult(BaseModel):
+    """A subagent result the thread has not consumed yet, with the run of the thread that
+    spawned its subagent."""
+
+    model_config = ConfigDict(frozen=True)
+
+    transferId: str
+    spawnedByRunId: str | None = None
+
+
 class RollbackInputs(BaseModel):
     """What a rollback to `toOrdinal` reads besides the thread's state."""
 
@@ -57,6 +67,7 @@ class RollbackInputs(BaseModel):
     affected: list[AffectedHandoff] = Field(default_factory=list)
     # consumed by a live run after toOrdinal
     delivered: list[Delivered] = Field(default_factory=list)
+    pendingResults: list[PendingResult] = Field(default_factory=list)
 
 
 class RollbackDecision(BaseModel):
@@ -122,13 +133,19 @@ def decide_rollback(
         and transfer.sourcePoint.runId in rolled
     ]
     undelivered = [d for d in inputs.delivered if d.transfer.consumedByRunId in rolled]
+    # A subagent spawned by a rolled-back run answers a task the thread no longer gave.
+    unasked = [p.transferId for p in inputs.pendingResults if p.spawnedByRunId in rolled]
     return RollbackDecision(
         rolledBack=rolled_ordinals,
         rolledBackRunIds=sorted(rolled, key=lambda run_id: rolled[run_id]),
         supersededHandoffIds=[a.handoff.id for a in affected] + carriers(undelivered),
         providerThreadStatuses=statuses,
         nativeRanges=native_ranges,
-        supersededTransferIds=superseded_transfers + [d.transfer.id for d in undelivered],
+        supersededTransferIds=[
+            *superseded_transfers,
+            *(d.transfer.id for d in undelivered),
+            *unasked,
+        ],
     )
 
 

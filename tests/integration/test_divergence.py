@@ -208,3 +208,45 @@ async def test_a_subagent_result_whose_run_is_rolled_back_can_be_sent_again(
     await gql(COMPLETE_SUBAGENT, id=child["id"], result="RESULT: all green")
     again = await start(gql, parent, "codex", "read it again")
     assert "RESULT: all green" in again["contextText"]
+
+
+async def test_a_pending_result_of_a_subagent_whose_spawning_run_is_rolled_back_is_dropped(
+    gql: GraphQLClient,
+) -> None:
+    parent = await new_thread(gql, "parent")
+    await run_once(gql, parent, "codex", "first")
+    busy = await start(gql, parent, "codex", "delegating")
+    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
+    await run_once(gql, child["id"], "claude", "child work")
+    await gql(COMPLETE_RUN, id=busy["run"]["id"])
+    result = (await gql(COMPLETE_SUBAGENT, id=child["id"], result="RESULT: all green"))[
+        "completeSubagent"
+    ]
+
+    undone = (await gql(UNDO, t=parent, to=1))["rollbackThread"]
+    assert {"id": result["id"], "status": "SUPERSEDED"} in undone["supersededTransfers"]
+    after = await start(gql, parent, "codex", "without the delegation")
+    assert "RESULT: all green" not in (after["contextText"] or "")
+    # Sent again on purpose, it is delivered as any result is.
+    await gql(COMPLETE_RUN, id=after["run"]["id"])
+    await gql(COMPLETE_SUBAGENT, id=child["id"], result="RESULT: all green")
+    again = await start(gql, parent, "codex", "read it after all")
+    assert "RESULT: all green" in again["contextText"]
+
+
+async def test_a_rollback_that_keeps_the_spawning_run_keeps_the_pending_result(
+    gql: GraphQLClient,
+) -> None:
+    parent = await new_thread(gql, "parent")
+    await run_once(gql, parent, "codex", "first")
+    busy = await start(gql, parent, "codex", "delegating")
+    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
+    await gql(COMPLETE_RUN, id=busy["run"]["id"])
+    await run_once(gql, parent, "codex", "third")
+    await run_once(gql, child["id"], "claude", "child work")
+    result = (await gql(COMPLETE_SUBAGENT, id=child["id"], result="RESULT: all green"))[
+        "completeSubagent"
+    ]
+    undone = (await gql(UNDO, t=parent, to=2))["rollbackThread"]
+    assert undone["supersededTransfers"] == []
+    assert (await gql(TRANSFER_STATUS, id=result["id"]))["transfer"]["status"] == "PENDING"

@@ -132,8 +132,9 @@ async def attempt_merge_back_vs_target_start(gql: GraphQLClient) -> None:
 
 
 async def attempt_complete_subagent_vs_parent_rollback(gql: GraphQLClient) -> None:
-    """A child that never ran reports a result while its parent rolls back past the spawn:
-    the spawn is superseded either way, and the result waits for the parent."""
+    """A child that never ran reports a result while its parent rolls back past the run
+    that spawned it: the spawn is superseded either way, and so is every result sent
+    before the rollback; one sent after it waits for the parent."""
     parent = await source_with_checkpoint(gql)
     running = await start(gql, parent, "codex", "delegate")
     child = (await gql(SPAWN, r=running["run"]["id"]))["spawnSubagent"]
@@ -148,10 +149,17 @@ async def attempt_complete_subagent_vs_parent_rollback(gql: GraphQLClient) -> No
     assert spawn in ids(rolled["rollbackThread"]["supersededTransfers"])
     origin = await transfer(gql, spawn, child["id"], [parent, child["id"]])
     assert (origin.status, origin.endings) == ("SUPERSEDED", ["transfer.superseded"])
+    newer = completed["completeSubagent"]["id"]
     first = await transfer(gql, older["id"], parent, [parent, child["id"]])
-    second = await transfer(gql, completed["completeSubagent"]["id"], parent, [parent])
+    second = await transfer(gql, newer, parent, [parent])
     assert (first.status, first.endings) == ("SUPERSEDED", ["transfer.superseded"])
-    assert (second.status, second.endings) == ("PENDING", [])
+    undone = ids(rolled["rollbackThread"]["supersededTransfers"])
+    if newer in undone:  # completeSubagent ran first and replaced the older result
+        assert older["id"] not in undone
+        assert (second.status, second.endings) == ("SUPERSEDED", ["transfer.superseded"])
+    else:  # the rollback ran first and took the older result; the newer one waits
+        assert older["id"] in undone
+        assert (second.status, second.endings) == ("PENDING", [])
 
 
 REGENERATE = "mutation($h: ID!) { regenerateHandoff(handoffId: $h) { id status } }"

@@ -122,3 +122,18 @@ def test_what_a_rolled_back_run_consumed_from_a_child_is_superseded() -> None:
     assert decision.supersededTransferIds == ["undone", "replaced"]
     # Only a live carrier is superseded (one already superseded is left as it is).
     assert decision.supersededHandoffIds == ["undone-handoff"]
+
+
+def test_a_pending_result_of_a_subagent_a_rolled_back_run_spawned_is_superseded() -> None:
+    sc = canonical(HistoryMode.LEGACY)
+    by_ordinal = {run.ordinal: run.id for run in sc.runs.values()}
+    inputs = rollbacks.RollbackInputs(
+        toOrdinal=5,
+        rolledRuns=[run for run in sc.runs.values() if run.ordinal > 5],
+        pendingResults=[
+            rollbacks.PendingResult(transferId="asked-before", spawnedByRunId=by_ordinal[4]),
+            rollbacks.PendingResult(transferId="unasked", spawnedByRunId=by_ordinal[6]),
+        ],
+    )
+    decision = rollbacks.decide_rollback(sc.state, inputs, sc.registry)
+    assert decision.supersededTransferIds == ["unasked"]
