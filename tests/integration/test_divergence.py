@@ -51,6 +51,16 @@ async def source_and_fork(gql: GraphQLClient, runs: int, at: int) -> tuple[str, 
     return source, fork["id"], started
 
 
+async def delegating(gql: GraphQLClient) -> tuple[str, Any, Any]:
+    """A parent with one completed run and a second in progress that spawned a subagent:
+    (the parent's id, the start of its second run, the child)."""
+    parent = await new_thread(gql, "parent")
+    await run_once(gql, parent, "codex", "first")
+    busy = await start(gql, parent, "codex", "delegating")
+    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
+    return parent, busy, child
+
+
 async def test_a_root_has_no_divergence(gql: GraphQLClient) -> None:
     root = await new_thread(gql, "root")
     await run_once(gql, root, "codex")
@@ -131,10 +141,7 @@ async def test_a_fork_of_a_fork_diverges_from_its_own_source(gql: GraphQLClient)
 
 
 async def test_a_subagent_diverges_until_its_result_goes_back(gql: GraphQLClient) -> None:
-    parent = await new_thread(gql, "parent")
-    await run_once(gql, parent, "codex", "first")
-    busy = await start(gql, parent, "codex", "delegating")
-    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
+    parent, busy, child = await delegating(gql)
     await run_once(gql, child["id"], "claude", "child work")
     assert await divergence(gql, child["id"]) == diverged(since=[2], unmerged=[1])
     await gql(COMPLETE_RUN, id=busy["run"]["id"])
@@ -186,18 +193,22 @@ async def test_a_rollback_before_the_merge_back_keeps_it(gql: GraphQLClient) -> 
     assert await divergence(gql, fork) == diverged([3], [], merged_at=merged["createdAt"])
 
 
-async def test_a_subagent_result_whose_run_is_rolled_back_can_be_sent_again(
-    gql: GraphQLClient,
-) -> None:
-    parent = await new_thread(gql, "parent")
-    await run_once(gql, parent, "codex", "first")
-    busy = await start(gql, parent, "codex", "delegating")
-    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
+async def reported(gql: GraphQLClient) -> tuple[str, Any, Any]:
+    """`delegating`, then the child runs and reports "RESULT: all green" once the parent's
+    run has completed: (the parent's id, the child, the pending result)."""
+    parent, busy, child = await delegating(gql)
     await run_once(gql, child["id"], "claude", "child work")
     await gql(COMPLETE_RUN, id=busy["run"]["id"])
     result = (await gql(COMPLETE_SUBAGENT, id=child["id"], result="RESULT: all green"))[
         "completeSubagent"
     ]
+    return parent, child, result
+
+
+async def test_a_subagent_result_whose_run_is_rolled_back_can_be_sent_again(
+    gql: GraphQLClient,
+) -> None:
+    parent, child, result = await reported(gql)
     took = await run_once(gql, parent, "codex", "read the result")
     assert "RESULT: all green" in took["contextText"]
 
@@ -213,15 +224,7 @@ async def test_a_subagent_result_whose_run_is_rolled_back_can_be_sent_again(
 async def test_a_pending_result_of_a_subagent_whose_spawning_run_is_rolled_back_is_dropped(
     gql: GraphQLClient,
 ) -> None:
-    parent = await new_thread(gql, "parent")
-    await run_once(gql, parent, "codex", "first")
-    busy = await start(gql, parent, "codex", "delegating")
-    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
-    await run_once(gql, child["id"], "claude", "child work")
-    await gql(COMPLETE_RUN, id=busy["run"]["id"])
-    result = (await gql(COMPLETE_SUBAGENT, id=child["id"], result="RESULT: all green"))[
-        "completeSubagent"
-    ]
+    parent, child, result = await reported(gql)
 
     undone = (await gql(UNDO, t=parent, to=1))["rollbackThread"]
     assert {"id": result["id"], "status": "SUPERSEDED"} in undone["supersededTransfers"]
@@ -237,10 +240,7 @@ async def test_a_pending_result_of_a_subagent_whose_spawning_run_is_rolled_back_
 async def test_a_rollback_that_keeps_the_spawning_run_keeps_the_pending_result(
     gql: GraphQLClient,
 ) -> None:
-    parent = await new_thread(gql, "parent")
-    await run_once(gql, parent, "codex", "first")
-    busy = await start(gql, parent, "codex", "delegating")
-    child = (await gql(SPAWN, run=busy["run"]["id"], task="look into the tests"))["spawnSubagent"]
+    parent, busy, child = await delegating(gql)
     await gql(COMPLETE_RUN, id=busy["run"]["id"])
     await run_once(gql, parent, "codex", "third")
     await run_once(gql, child["id"], "claude", "child work")

@@ -106,19 +106,32 @@ def delivered(name: str, consumer: str, handoff_live: bool = True) -> rollbacks.
     return rollbacks.Delivered(transfer=merge_back, handoffLive=handoff_live)
 
 
-def test_what_a_rolled_back_run_consumed_from_a_child_is_superseded() -> None:
-    sc = canonical(HistoryMode.LEGACY)
-    by_ordinal = {run.ordinal: run.id for run in sc.runs.values()}
+def back_to_5(
+    sc: Scenario,
+    delivered: list[rollbacks.Delivered] | None = None,
+    pending: list[rollbacks.PendingResult] | None = None,
+) -> rollbacks.RollbackDecision:
+    """The canonical example rolled back to run 5, with what else the rollback reads."""
     inputs = rollbacks.RollbackInputs(
         toOrdinal=5,
         rolledRuns=[run for run in sc.runs.values() if run.ordinal > 5],
+        delivered=delivered or [],
+        pendingResults=pending or [],
+    )
+    return rollbacks.decide_rollback(sc.state, inputs, sc.registry)
+
+
+def test_what_a_rolled_back_run_consumed_from_a_child_is_superseded() -> None:
+    sc = canonical(HistoryMode.LEGACY)
+    by_ordinal = {run.ordinal: run.id for run in sc.runs.values()}
+    decision = back_to_5(
+        sc,
         delivered=[
             delivered("kept", consumer=by_ordinal[3]),
             delivered("undone", consumer=by_ordinal[7]),
             delivered("replaced", consumer=by_ordinal[8], handoff_live=False),
         ],
     )
-    decision = rollbacks.decide_rollback(sc.state, inputs, sc.registry)
     assert decision.supersededTransferIds == ["undone", "replaced"]
     # Only a live carrier is superseded (one already superseded is left as it is).
     assert decision.supersededHandoffIds == ["undone-handoff"]
@@ -127,13 +140,11 @@ def test_what_a_rolled_back_run_consumed_from_a_child_is_superseded() -> None:
 def test_a_pending_result_of_a_subagent_a_rolled_back_run_spawned_is_superseded() -> None:
     sc = canonical(HistoryMode.LEGACY)
     by_ordinal = {run.ordinal: run.id for run in sc.runs.values()}
-    inputs = rollbacks.RollbackInputs(
-        toOrdinal=5,
-        rolledRuns=[run for run in sc.runs.values() if run.ordinal > 5],
-        pendingResults=[
+    decision = back_to_5(
+        sc,
+        pending=[
             rollbacks.PendingResult(transferId="asked-before", spawnedByRunId=by_ordinal[4]),
             rollbacks.PendingResult(transferId="unasked", spawnedByRunId=by_ordinal[6]),
         ],
     )
-    decision = rollbacks.decide_rollback(sc.state, inputs, sc.registry)
     assert decision.supersededTransferIds == ["unasked"]
