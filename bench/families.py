@@ -164,6 +164,7 @@ class ThreadSim:
         self.origin: TransferRecord | None = None  # pending fork or spawn to resolve
         self.links: list[tuple[TransferRecord, ThreadSim]] = []  # inherited, root first
         self.deliveries: list[tuple[TransferRecord, ThreadSim]] = []  # for the next run
+        self.taken: list[TransferRecord] = []  # the deliveries its runs consumed
         self.parent: ThreadSim | None = None
         self.last_completed: RunRecord | None = None
         self.digests: dict[str, RunDigest] = {}  # of ended runs, for grading handoffs
@@ -291,6 +292,8 @@ class ThreadSim:
             transfer.handoff_id = handoffs[index].id if index is not None else None
             transfer.consumed_at = now
             transfer.consumed_by_run_id = run.id
+            if transfer.type in ("MERGE_BACK", "SUBAGENT_RESULT"):
+                self.taken.append(transfer)
             resolved = "RESOLVED_NATIVE" if native else "RESOLVED_PORTABLE"
             self.event(
                 "transfer.resolved", run.id, transferId=transfer.id, status=resolved, strategy=how
@@ -401,7 +404,8 @@ class ThreadSim:
             and h.source_thread_id == self.rec.id
             and any(h.covered_from <= o <= h.covered_to for o in gone)
         ]
-        for handoff in affected:
+        undone, carriers = self._undelivered(rolled)
+        for handoff in [*affected, *carriers]:
             handoff.status = "SUPERSEDED"
             handoff.updated_at = now
             self.pts[handoff.to_provider_thread_id].ready_received -= 1
@@ -415,14 +419,28 @@ class ThreadSim:
                 changed.append(pt)
             state.seen -= gone
         self.event("thread.rolledBack", None, toRunOrdinal=to_ordinal, rolledBackRuns=len(rolled))
-        for handoff in affected:
+        for handoff in [*affected, *carriers]:
             self.event("handoff.superseded", None, handoffId=handoff.id, reason="rollback")
         for pt in changed:
             self.event("providerThread.status", None, providerThreadId=pt.id, status=pt.status)
-        for transfer in self._unasked(rolled):
+        for transfer in [*undone, *self._unasked(rolled)]:
             self.event("transfer.superseded", None, transferId=transfer.id, reason="rollback")
         self.rec.version += 1
         self.sim.receipt("rollbackThread", {"thread_id": self.rec.id})
+
+    def _undelivered(
+        self, rolled: list[RunRecord]
+    ) -> tuple[list[TransferRecord], list[HandoffRecord]]:
+        """Merge-backs and subagent results a rolled-back run consumed, superseded with the
+        live handoffs that carried them, as the product's rollback does."""
+        ids = {run.id for run in rolled}
+        undone = [transfer for transfer in self.taken if transfer.consumed_by_run_id in ids]
+        carried = {transfer.handoff_id for transfer in undone}
+        carriers = [h for h in self.rec.handoffs if h.id in carried and h.status != "SUPERSEDED"]
+        for transfer in undone:
+            transfer.status = "SUPERSEDED"
+        self.taken = [transfer for transfer in self.taken if transfer not in undone]
+        return undone, carriers
 
     def _unasked(self, rolled: list[RunRecord]) -> list[TransferRecord]:
         """Pending subagent results whose subagent a rolled-back run spawned: superseded,
