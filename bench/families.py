@@ -37,8 +37,10 @@ from bench.records import (
     TransferRecord,
 )
 from graph.models import RunDigest
+from graph.ranges import Ranges
 from resolvers.handoffs import summarizer
 from resolvers.handoffs.budget import ContextPolicy, context_budget
+from resolvers.handoffs.planning import runs_named
 from resolvers.handoffs.quality import assess
 from resolvers.handoffs.selection import CHARS_PER_TOKEN
 from resolvers.providers import registry_from_toml
@@ -686,13 +688,12 @@ class ThreadSim:
         return not later  # neither generated history mode can roll back natively
 
     def _own(self, strategy: str, runs: list[RunRecord], exclude: str | None = None) -> _Plan:
-        span = _span(runs)
         return _Plan(
             strategy=strategy,
             kind="DELTA_CONTEXT" if strategy.startswith("DELTA") else "PORTABLE_CONTEXT",
             source=self,
             runs=list(runs),
-            title=f"# Context handoff: runs {span} of this thread",
+            title=f"# Context handoff: {_named(runs)} of this thread",
             exclude_pt=exclude,
         )
 
@@ -707,7 +708,7 @@ class ThreadSim:
             label = "forked from" if transfer.type == "FORK" else "spawned by"
             title = f"# Context inherited: this thread was {label} thread {source.rec.id}"
             if runs:
-                title += f" (runs {_span(runs)})"
+                title += f" ({_named(runs)})"
             plans.append(
                 _Plan(
                     strategy="CHECKPOINT_SUMMARY"
@@ -870,9 +871,8 @@ def _shorten(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def _span(runs: list[RunRecord]) -> str:
-    first, last = runs[0].ordinal, runs[-1].ordinal
-    return str(first) if first == last else f"{first}-{last}"
+def _named(runs: list[RunRecord]) -> str:
+    return runs_named(Ranges.of(run.ordinal for run in runs))
 
 
 def _json(value: dict[str, Any]) -> str:

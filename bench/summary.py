@@ -15,6 +15,8 @@ from bench import content
 from bench.client import provider_at
 from bench.results import Stat
 from graph.models import CheckpointNode, FileDiffStat, RunItem, RunNode, RunStatus
+from graph.ranges import Ranges
+from resolvers.handoffs.planning import runs_named
 from resolvers.handoffs.summarizer import digest_of, summarize
 
 MAX_TOKENS = 32000
@@ -58,7 +60,7 @@ def time_summary(count: int, reps: int, seed: int) -> tuple[Stat, int]:
     """Percentiles of `reps` summaries of `count` runs, and how many items they hold."""
     built = runs(count, seed)
     history = [digest_of(run) for run in built]
-    title = f"# Context handoff: runs 1-{count} of this thread"
+    title = f"# Context handoff: {runs_named(Ranges.span(1, count))} of this thread"
     summarize(history, title=title, max_tokens=MAX_TOKENS)  # warm
     seconds: list[float] = []
     for _ in range(reps):

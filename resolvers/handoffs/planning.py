@@ -107,7 +107,7 @@ def plan_handoff(
             and run.providerThreadId not in sources
         ):
             sources.append(run.providerThreadId)
-    heading = title or f"# Context handoff: runs {span(ordered)} of this thread"
+    heading = title or f"# Context handoff: {runs_named(ordered)} of this thread"
     material = SummaryMaterial(
         title=heading,
         runs=[] if results_only else ordered,
@@ -131,10 +131,10 @@ def plan_handoff(
     )
 
 
-def span(runs: Sequence[RunDigest] | Ranges) -> str:
-    """ "3" or "3-7": the first and last ordinal of `runs`."""
+def runs_named(runs: Sequence[RunDigest] | Ranges) -> str:
+    """ "run 3" or "runs 3-7" (the first and last ordinal of `runs`), or "no runs"."""
     ordinals = runs if isinstance(runs, Ranges) else Ranges.of(run.ordinal for run in runs)
     first, last = ordinals.first, ordinals.last
     if first is None or last is None:
-        return ""
-    return str(first) if first == last else f"{first}-{last}"
+        return "no runs"
+    return f"run {first}" if first == last else f"runs {first}-{last}"

@@ -33,7 +33,7 @@ from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
 from resolvers.handoffs.budget import ContextPolicy, budget_into, fits, fitted, too_large
 from resolvers.handoffs.budget import explained as explained_budget
-from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, span
+from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, runs_named
 from resolvers.lineage import points
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
 from resolvers.start import injection, staleness, transfers
@@ -455,8 +455,8 @@ def _reuse(
     chain = state.deltaChains.get(pt.id, 0)
     if cov.is_suffix() and chain < policy.max_delta_chain:
         explanation.append(
-            f"Provider thread {pt.id} missed runs {span(cov.missing)}; resume it with a delta "
-            "summary of those runs."
+            f"Provider thread {pt.id} missed {runs_named(cov.missing)}; resume it with a delta "
+            "summary of what it missed."
         )
         rung = StartStrategy.DELTA_HANDOFF_EXISTING_THREAD
         return _with_handoff(rung, state, cov.missing, provider, pt, content, explanation)
@@ -483,7 +483,8 @@ def _create(
             StartStrategy.NO_HANDOFF, ProviderAction.CREATE, provider, explanation
         )
     explanation.append(
-        f"Create a new {provider.kind} provider thread with a full summary of runs {span(history)}."
+        f"Create a new {provider.kind} provider thread with a full summary of "
+        f"{runs_named(history)}."
     )
     return _with_handoff(
         StartStrategy.FULL_HANDOFF_NEW_THREAD, state, history, provider, None, content, explanation

@@ -18,7 +18,7 @@ from graph.models import (
 )
 from graph.ranges import Ranges
 from resolvers.content import Content
-from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, span
+from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, runs_named
 from resolvers.lineage.points import DELIVERED_TO_PARENT, ORIGINS, origin
 from resolvers.providers import ProviderCapabilities
 
@@ -67,7 +67,7 @@ def portable_context(
     task = transfer.payload if transfer.type is TransferType.SUBAGENT_SPAWN else None
     title = f"# Context inherited: this thread was {label} thread {source.thread.id}"
     if runs:
-        title += f" (runs {span(runs)})"
+        title += f" ({runs_named(runs)})"
     return plan_handoff(
         source.thread.id,
         runs,
