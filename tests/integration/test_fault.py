@@ -43,7 +43,7 @@ from bench.recovery import first_bolt_answer, first_ready
 from graph import queries
 from graph.runtime.ports import free_ports
 from tests.support.managed import cli, parent_of, ready, wait_for
-from tests.support.served import FLOOD_ENV
+from tests.support.served import FLOOD_ENV, USERS_DB_TIMEOUT_S
 
 # It starts processes of its own; on a busy machine Neo4j's first start and the service's
 # first warm-up alone can take minutes.
@@ -56,9 +56,8 @@ OUTAGE_S = 4.0
 AFTER_ACKS = 30  # acknowledged mutations once latency has had time to settle
 PHASE_TIMEOUT_S = 120.0
 SETTLED_AFTER_READY_S = 1.0  # "within about a second of readiness"
-# The service runs with the users' request bound: its environment has no THREADLINE_*
-# setting but those the fixture names.
-USERS_DB_TIMEOUT_S = Settings.model_fields["db_timeout_s"].default
+# The service runs with the users' request bound (USERS_DB_TIMEOUT_S): its environment has
+# no THREADLINE_* setting but those the fixture names.
 
 CREATE = (
     'mutation($id: ID!, $c: String) { createThread(id: $id, title: "load", commandId: $c) { id } }'

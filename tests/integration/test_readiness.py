@@ -14,8 +14,7 @@ from api.settings import Settings
 from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
 from tests.support.graphql import make_app_client
-
-USERS_DB_TIMEOUT_S = Settings.model_fields["db_timeout_s"].default
+from tests.support.served import USERS_DB_TIMEOUT_S
 
 
 @pytest.fixture

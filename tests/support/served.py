@@ -13,11 +13,16 @@ from pathlib import Path
 
 import httpx
 
+from api.settings import Settings
+
 # Tests that flood on purpose (load, races, fuzzing, the suite's shared server) raise the
 # per-token rate limit, which is on by default; tests/integration/test_rate_limits.py
 # tests the limit itself.
 FLOOD_RATE = {"rate_limit_rps": 1_000_000.0, "rate_limit_burst": 1_000_000}
 FLOOD_ENV = {key.upper(): str(value) for key, value in FLOOD_RATE.items()}
+# The request bound users get by default; the suite's services get 30 s (tests/conftest.py)
+# unless a test, like those of outages, runs with this one.
+USERS_DB_TIMEOUT_S = Settings.model_fields["db_timeout_s"].default
 
 
 def free_port() -> int:
