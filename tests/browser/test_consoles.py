@@ -53,6 +53,37 @@ async def test_graphiql_sends_the_tabs_token(tab: Tab, demo: Demo, secured_api: 
     assert tab.hosts() == {host_of(secured_api.base)}, tab.urls
 
 
+async def test_graphiql_asks_a_tab_with_no_token_once(
+    tab: Tab, demo: Demo, secured_api: Secured
+) -> None:
+    """With a tokens file and no token in the tab, GraphiQL's first request (the schema's
+    introspection) asks for one; a refused one is asked again; the tab keeps the good one."""
+    page = tab.page
+    await page.goto(f"{secured_api.base}/graphql")
+    await page.wait_for_selector("#token-dialog[open]")
+    assert await page.is_hidden("#token-refused")
+    await tab.screenshot("graphiql-token-dialog")
+
+    await page.fill("#token-input", "not-the-token")
+    await page.click("#token-form button")
+    await page.wait_for_selector("#token-refused", state="visible")
+
+    await page.fill("#token-input", secured_api.token)
+    await page.click("#token-form button")
+    await page.click("[aria-label='Show Documentation Explorer']")
+    await page.locator(".graphiql-doc-explorer").get_by_text("Root Types").wait_for()
+    await page.click(".graphiql-execute-button")
+    result = page.locator(".result-window")
+    await result.get_by_text('"data"').wait_for()
+    assert demo.family.root in await result.inner_text()
+    await tab.screenshot("graphiql-asked-token")
+    assert await page.is_hidden("#token-dialog")
+    stored = await page.evaluate("sessionStorage.getItem('threadline.token')")
+    assert stored == secured_api.token
+    assert tab.authorizations[-1] == f"Bearer {secured_api.token}"
+    assert tab.hosts() == {host_of(secured_api.base)}, tab.urls
+
+
 @dataclass
 class Neo4jBrowser:
     """Neo4j Browser on the test Neo4j: where it is, whom to log in as, whose hosts are its own."""

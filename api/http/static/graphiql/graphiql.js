@@ -1,34 +1,80 @@
 // GraphiQL on the vendored bundles (no CDN): queries over POST /graphql, subscriptions over
-// its websocket (graphql-transport-ws). With a tokens file, send the token in the Headers
-// editor as {"Authorization": "Bearer <token>"}; GraphiQL also passes those headers in the
-// websocket's connection_init. A token the lineage page kept in this tab is sent with every
-// request, the schema's introspection included, and shown in the Headers editor.
+// its websocket (graphql-transport-ws). With a tokens file, the tab's bearer token (kept in
+// sessionStorage, shared with the lineage page) goes with every request, the schema's
+// introspection included, and in the websocket's connection_init. A tab with no token, or
+// one the service refuses, is asked for one in a dialog the first time the service answers
+// UNAUTHENTICATED; Authorization typed in the Headers editor wins and is never asked over.
 "use strict";
 
+const TOKEN_KEY = "threadline.token";
 const url = new URL("graphql", document.baseURI).href;
 const subscriptionUrl = url.replace(/^http/, "ws");
-const token = sessionStorage.getItem("threadline.token");
-const auth = token ? { Authorization: `Bearer ${token}` } : {};
-const headers = token ? JSON.stringify(auth, null, 2) : "";
+const startToken = sessionStorage.getItem(TOKEN_KEY);
 
-const defaultQuery = `# Ctrl-Enter runs the query. With a tokens file, open Headers below and send
+const defaultQuery = `# Ctrl-Enter runs the query. With a tokens file,
+# this tab asks for a token once; one typed in
+# Headers below is sent instead:
 #   {"Authorization": "Bearer <token>"}
 query Threads {
   threads(first: 10) { edges { node { id title } } }
 }
 `;
 
+const bearerHeader = (bearer) => ({ Authorization: `Bearer ${bearer}` });
+
+// One GraphiQL fetcher per token: headers and websocket parameters are fixed when it is made.
+let built = { bearer: undefined, fetcher: null };
+
+function fetcherFor(bearer) {
+  if (built.bearer !== bearer) {
+    const auth = bearer ? bearerHeader(bearer) : {};
+    const options = { url, subscriptionUrl, headers: auth, wsConnectionParams: auth };
+    built = { bearer, fetcher: GraphiQL.createFetcher(options) };
+  }
+  return built.fetcher;
+}
+
+const unauthenticated = (result) =>
+  Array.isArray(result?.errors) &&
+  result.errors.some((error) => error?.extensions?.code === "UNAUTHENTICATED");
+
+const typedAuthorization = (options) =>
+  Object.keys(options?.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
+
+// Requests refused at once (the introspection and a query, say) share one dialog.
+let asking = null;
+
+function askForToken(refused) {
+  asking ??= new Promise((resolve) => {
+    const dialog = document.getElementById("token-dialog");
+    const input = document.getElementById("token-input");
+    document.getElementById("token-refused").hidden = !refused;
+    input.value = "";
+    document.getElementById("token-form").onsubmit = () => {
+      asking = null;
+      resolve(input.value.trim());
+    };
+    dialog.showModal();
+  });
+  return asking;
+}
+
+async function fetcher(params, options) {
+  for (;;) {
+    const bearer = sessionStorage.getItem(TOKEN_KEY);
+    const result = await fetcherFor(bearer)(params, options);
+    if (!unauthenticated(result) || typedAuthorization(options)) return result;
+    sessionStorage.setItem(TOKEN_KEY, await askForToken(bearer != null));
+  }
+}
+
 ReactDOM.createRoot(document.getElementById("graphiql")).render(
   React.createElement(GraphiQL, {
-    // The token goes in the fetcher itself, not only in the Headers editor: GraphiQL's first
-    // introspection runs before that editor exists, so it would go out without it and the
-    // schema (Docs, completion) would fail UNAUTHENTICATED until "Re-fetch schema". Headers
-    // typed in the editor are merged over these, per request.
-    fetcher: GraphiQL.createFetcher({ url, subscriptionUrl, headers: auth, wsConnectionParams: auth }),
+    fetcher,
     defaultQuery,
-    defaultHeaders: headers,
+    defaultHeaders: startToken ? JSON.stringify(bearerHeader(startToken), null, 2) : "",
     isHeadersEditorEnabled: true,
     shouldPersistHeaders: false,
-    defaultEditorToolsVisibility: token ? "headers" : false,
+    defaultEditorToolsVisibility: startToken ? "headers" : false,
   }),
 );
