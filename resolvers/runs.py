@@ -32,7 +32,7 @@ from resolvers.handoffs.summarizer import digest_of, tokens_held
 
 
 def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | None) -> ThreadNode:
-    chosen = ident or draft.new_id("thr")
+    chosen = draft.new_id("thr") if ident is None else chosen_thread_id(ident)
     thread = ThreadNode(
         id=chosen,
         workspace=workspace,
@@ -44,6 +44,19 @@ def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | 
     draft.thread(thread)
     draft.event(chosen, events.ThreadCreated(title=title))
     return thread
+
+
+def chosen_thread_id(ident: str) -> str:
+    """A thread id a client chose, if it can name the thread: INVALID_INPUT for an empty one
+    (clients send it as a placeholder, and it once stood for "make one") or one that starts
+    or ends with whitespace (clients and the lineage page trim what they are given, so no
+    one would find that thread by the id they see)."""
+    if not ident or ident != ident.strip():
+        raise invalid(
+            f"Thread id {ident!r} is empty or starts or ends with whitespace: choose one "
+            "without, or send no id for the service to make one."
+        )
+    return ident
 
 
 def request_clean_context(draft: Draft, state: ThreadState) -> None:

@@ -158,3 +158,16 @@ async def test_a_stored_answer_that_cannot_be_read_back_is_a_conflict(
     await stored(store, receipt)
     refused = await gql.refused("CONFLICT", FAIL, run="run_nope", cmd="k-2")
     assert "k-2" in refused["message"]
+
+
+async def test_a_thread_id_no_one_could_name_it_by_is_refused_and_writes_nothing(
+    gql: GraphQLClient,
+) -> None:
+    make = 'mutation($id: ID) { createThread(id: $id, title: "x") { id } }'
+    for unnameable in ("", "   ", " mine", "mine\n"):
+        refused = await gql.refused("INVALID_INPUT", make, id=unnameable)
+        assert "empty or starts or ends with whitespace" in refused["message"]
+    listed = await gql("query { threads(first: 10) { edges { node { id } } } }")
+    assert listed["threads"]["edges"] == []
+    made = await gql(make, id="a/b?c#d e")  # anything else is the client's to choose
+    assert made["createThread"]["id"] == "a/b?c#d e"
