@@ -69,6 +69,8 @@ def import_session(
     """The runs of `parsed` not imported before, appended in the file's order. A run is
     the same run when its fingerprint is (its request at its instant): the same file
     again, or a shorter copy, adds nothing; a longer copy adds its new runs."""
+    if thread_id is not None:
+        run_plans.chosen_thread_id(thread_id)
     if earlier is None:
         return _first(draft, workspace, parsed, thread_id, title)
     state, pt = earlier.state, earlier.providerThread

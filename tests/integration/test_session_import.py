@@ -107,6 +107,9 @@ async def test_importing_again_appends_only_new_runs(
     await gql.refused(
         "CONFLICT", IMPORT, format=session_format, content=text(short), id="elsewhere"
     )
+    # An id no one could name a thread by is refused as createThread refuses it, before
+    # the session's earlier import is compared.
+    await gql.refused("INVALID_INPUT", IMPORT, format=session_format, content=text(short), id="")
 
 
 async def test_a_malformed_line_names_its_number_and_writes_nothing(
@@ -118,6 +121,11 @@ async def test_a_malformed_line_names_its_number_and_writes_nothing(
         "INVALID_INPUT", IMPORT, format="CLAUDE_CODE_JSONL", content="\n".join(lines)
     )
     assert "Line 7" in error["message"]
+    whole = text("claude_code.jsonl")
+    blank = await gql.refused(
+        "INVALID_INPUT", IMPORT, format="CLAUDE_CODE_JSONL", content=whole, id=" "
+    )
+    assert "whitespace" in blank["message"]
     assert (await gql("{ threads { edges { node { id } } } }"))["threads"]["edges"] == []
 
 
