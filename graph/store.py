@@ -275,7 +275,7 @@ class Store:
                 row = await result.single()
         except (DriverError, Neo4jError, OSError, TimeoutError) as error:
             self._replan()
-            raise _unavailable(error) from error
+            raise _unanswered(error, self._timeout_s) from error
         if row is None or row.get("one") != 1:
             raise ThreadlineError(ErrorCode.UNAVAILABLE, "Neo4j answered ping unexpectedly.")
 
@@ -533,7 +533,7 @@ class Store:
                 if not idempotent:
                     raise unknown from error
                 raise _Transient(unknown) from error
-            raise _Transient(_unavailable(error)) from error
+            raise _Transient(_unanswered(error, self._timeout_s)) from error
 
 
 def _pipelined_begin(session: AsyncSession) -> contextlib.AbstractContextManager[object]:
@@ -584,6 +584,11 @@ def _outcome_unknown(error: BaseException) -> ThreadlineError:
         "without one, check before retrying.",
         outcome="UNKNOWN",
     )
+
+
+def _unanswered(error: BaseException, timeout_s: float) -> ThreadlineError:
+    """UNAVAILABLE, said one way for a request bound that ran out, whichever side noticed."""
+    return _timed_out(timeout_s) if isinstance(error, TimeoutError) else _unavailable(error)
 
 
 def _timed_out(timeout_s: float) -> ThreadlineError:

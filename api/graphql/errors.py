@@ -56,11 +56,13 @@ class CodedErrors(MaskErrors):
 def with_code(formatted: Mapping[str, Any]) -> dict[str, Any]:
     """A formatted error as it leaves the service: with a code, INVALID_INPUT by default,
     and the id of the request it answers; logged at DEBUG (a client's error is its own
-    business, but an operator looking into one finds it by its request id)."""
+    business, but an operator looking into one finds it by its request id), UNAVAILABLE at
+    WARNING (the database failed, not the client: an operator must see it)."""
     extensions = dict(formatted.get("extensions") or {})
     extensions.setdefault("code", ErrorCode.INVALID_INPUT.value)
     answering = request_id.get()
     if answering is not None:
         extensions["requestId"] = answering
-    log.debug("answered %s: %s", extensions["code"], formatted.get("message"))
+    level = logging.WARNING if extensions["code"] == ErrorCode.UNAVAILABLE.value else logging.DEBUG
+    log.log(level, "answered %s: %s", extensions["code"], formatted.get("message"))
     return {**formatted, "extensions": extensions}

@@ -15,6 +15,7 @@ from tests.support.graphql import make_app_client
 
 MISSING = 'mutation { startRun(threadId: "nope", provider: "codex", input: "x") { strategy } }'
 INVALID = "{ nope }"  # refused by validation: no statement runs
+THREADS = "{ threads { edges { node { id } } } }"
 
 
 async def test_a_log_line_and_an_error_name_the_same_request(
@@ -35,6 +36,25 @@ async def test_a_log_line_and_an_error_name_the_same_request(
     assert line["request_id"] == request_id
     assert line["level"] == "DEBUG" and line["logger"] == "threadline.errors"
     assert "NOT_FOUND" in line["message"] and line["time"]
+
+
+async def test_an_unavailable_answer_is_a_warning_line(
+    clean_store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Neo4j not answering in time is the service's failure, not the client's: an operator
+    sees it at the default level, with the request's id."""
+    caplog.handler.addFilter(RequestIdFilter())
+    hurried = Settings(db_timeout_s=0.001)  # every request's bound runs out before Neo4j answers
+    with caplog.at_level(logging.INFO, logger="threadline.errors"):
+        async with make_app_client(clean_store, hurried) as http:
+            answer = await http.post("/graphql", json={"query": THREADS})
+    [error] = answer.json()["errors"]
+    assert error["extensions"]["code"] == "UNAVAILABLE"
+    assert "did not answer within" in error["message"], error
+    [record] = [r for r in caplog.records if r.name == "threadline.errors"]
+    line = json.loads(json_formatter().format(record))
+    assert line["level"] == "WARNING" and "UNAVAILABLE" in line["message"]
+    assert line["request_id"] == answer.headers["x-request-id"]
 
 
 async def test_a_sane_incoming_id_is_kept_and_any_other_replaced(http: httpx.AsyncClient) -> None:
