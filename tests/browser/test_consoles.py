@@ -84,6 +84,25 @@ async def test_graphiql_asks_a_tab_with_no_token_once(
     assert tab.hosts() == {host_of(secured_api.base)}, tab.urls
 
 
+async def test_graphiql_closed_without_a_token_asks_again_at_the_next_refusal(
+    tab: Tab, demo: Demo, secured_api: Secured
+) -> None:
+    """Escape closes the dialog and lets the refusal through; the next refused request (a
+    query run) asks again, and with the token given it answers."""
+    page = tab.page
+    await page.goto(f"{secured_api.base}/graphql")
+    await page.wait_for_selector("#token-dialog[open]")
+    await page.keyboard.press("Escape")
+    await page.wait_for_selector("#token-dialog", state="hidden")
+    await page.click(".graphiql-execute-button")
+    await page.wait_for_selector("#token-dialog[open]")
+    await page.fill("#token-input", secured_api.token)
+    await page.click("#token-form button")
+    result = page.locator(".result-window")
+    await result.get_by_text('"data"').wait_for()
+    assert demo.family.root in await result.inner_text()
+
+
 @dataclass
 class Neo4jBrowser:
     """Neo4j Browser on the test Neo4j: where it is, whom to log in as, whose hosts are its own."""

@@ -28,7 +28,15 @@ let built = { bearer: undefined, fetcher: null };
 function fetcherFor(bearer) {
   if (built.bearer !== bearer) {
     const auth = bearer ? bearerHeader(bearer) : {};
-    const options = { url, subscriptionUrl, headers: auth, wsConnectionParams: auth };
+    // Plain JSON answers (no incremental delivery, which the service does not use): a
+    // query's answer is then a value that can be read for UNAUTHENTICATED, not a stream.
+    const options = {
+      url,
+      subscriptionUrl,
+      headers: auth,
+      wsConnectionParams: auth,
+      enableIncrementalDelivery: false,
+    };
     built = { bearer, fetcher: GraphiQL.createFetcher(options) };
   }
   return built.fetcher;
@@ -41,19 +49,25 @@ const unauthenticated = (result) =>
 const typedAuthorization = (options) =>
   Object.keys(options?.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
 
-// Requests refused at once (the introspection and a query, say) share one dialog.
+// Requests refused at once (the introspection and a query, say) share one dialog. It gives
+// the token typed, or null when it is closed without one (Escape): the refusal is shown.
 let asking = null;
 
 function askForToken(refused) {
   asking ??= new Promise((resolve) => {
     const dialog = document.getElementById("token-dialog");
     const input = document.getElementById("token-input");
+    let settled = false;
+    const settle = (given) => {
+      if (settled) return; // the dialog also closes after a submit
+      settled = true;
+      asking = null;
+      resolve(given);
+    };
     document.getElementById("token-refused").hidden = !refused;
     input.value = "";
-    document.getElementById("token-form").onsubmit = () => {
-      asking = null;
-      resolve(input.value.trim());
-    };
+    document.getElementById("token-form").onsubmit = () => settle(input.value.trim());
+    dialog.onclose = () => settle(null);
     dialog.showModal();
   });
   return asking;
@@ -64,7 +78,9 @@ async function fetcher(params, options) {
     const bearer = sessionStorage.getItem(TOKEN_KEY);
     const result = await fetcherFor(bearer)(params, options);
     if (!unauthenticated(result) || typedAuthorization(options)) return result;
-    sessionStorage.setItem(TOKEN_KEY, await askForToken(bearer != null));
+    const given = await askForToken(bearer != null);
+    if (given === null) return result;
+    sessionStorage.setItem(TOKEN_KEY, given);
   }
 }
 
