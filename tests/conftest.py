@@ -17,6 +17,7 @@ from graph.console import readonly
 from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client, wipe
+from tests.support.managed import borrowing_jars
 from tests.support.seeded import Seeded, read_only_graph, seeded_demo
 from tests.support.served import FLOOD_ENV, serve
 
@@ -156,11 +157,7 @@ def graph(neo4j_uri: str) -> Iterator[readonly.ReadOnlyGraph]:
 @pytest.fixture
 def home(tmp_path: Path) -> Iterator[Path]:
     """A THREADLINE_HOME of its own whose jar folder is the suite's (a symlink)."""
-    jars = test_neo4j(Settings().home)
-    jars.fetch_jars()
-    root = tmp_path / "home"
-    (root / "neo4j").mkdir(parents=True)
-    (root / "neo4j" / jars.lib_dir.name).symlink_to(jars.lib_dir)
+    root = borrowing_jars(tmp_path / "home")
     yield root
     # A non-throwaway instance preallocates large transaction logs: do not keep them.
     shutil.rmtree(root, ignore_errors=True)

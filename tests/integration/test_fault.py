@@ -16,6 +16,9 @@ How soon after Neo4j answers Bolt again readiness and the first write come is pr
 not asserted (a busy machine moves it): `python -m bench recovery` measures it against
 its target (docs/SCALING.md, "After Neo4j restarts"). The slowest answer against
 DB_TIMEOUT_S and latency before and after the outage are printed too. Run with -s.
+
+That serve is also where a first serve's start-up lines are checked, and a later serve's
+on the Neo4j it started: each needs a Neo4j started cold, the slowest thing a test does.
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -42,8 +45,9 @@ from api.settings import Settings
 from bench.recovery import first_bolt_answer, first_ready
 from graph import queries
 from graph.runtime.ports import free_ports
-from tests.support.managed import cli, parent_of, ready, wait_for
+from tests.support.managed import borrowing_jars, cli, parent_of
 from tests.support.served import FLOOD_ENV, USERS_DB_TIMEOUT_S
+from tests.support.stages import STAGES, said_in_order, serving
 
 # It starts processes of its own; on a busy machine Neo4j's first start and the service's
 # first warm-up alone can take minutes.
@@ -228,40 +232,53 @@ class Load:
         )
 
 
-@pytest.fixture
-def api(home: Path, tmp_path: Path) -> Iterator[tuple[str, Path, subprocess.Popen[bytes]]]:
-    """`threadline serve` with its own managed Neo4j: (base URL, home, the serve process)."""
+@dataclass
+class FirstServe:
+    """A first `threadline serve` in a new home: it starts a Neo4j of its own (its child)."""
+
+    home: Path
+    env: dict[str, str]  # its THREADLINE_ variables but the port
+    base: str
+    process: subprocess.Popen[str]
+    said: list[str]  # what it said up to "ready at"
+
+
+@pytest.fixture(scope="module")
+def first_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirstServe]:
+    """Shared by the module's tests: one cold Neo4j start and warm-up, not one a test."""
+    home = borrowing_jars(tmp_path_factory.mktemp("own") / "home")
     bolt, http, port = free_ports(3)
     env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("THREADLINE_")},
         "THREADLINE_HOME": str(home),
         "THREADLINE_NEO4J_BOLT_PORT": str(bolt),
         "THREADLINE_NEO4J_HTTP_PORT": str(http),
-        "THREADLINE_PORT": str(port),
         **{f"THREADLINE_{key}": value for key, value in FLOOD_ENV.items()},
     }
-    log = tmp_path / "serve.log"
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "serve"],
-        env=env,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
     try:
-        up = wait_for(lambda: serve.poll() is not None or ready(f"{base}/readyz"), FIRST_READY_S)
-        assert up, log.read_text()
-        yield base, home, serve
+        with serving(port, env) as lines:
+            said = said_in_order(lines, port, ("starting Neo4j",), FIRST_READY_S)
+            yield FirstServe(home, env, f"http://127.0.0.1:{port}", lines.process, said)
     finally:
-        serve.terminate()
-        serve.wait(timeout=30)
         Settings(home=home).local_neo4j().stop()
+        shutil.rmtree(home, ignore_errors=True)
 
 
-async def test_sigkill_under_load_answers_true_and_bounded(
-    api: tuple[str, Path, subprocess.Popen[bytes]],
+def test_a_first_and_a_later_serve_each_say_a_short_true_sequence(
+    first_serve: FirstServe,
 ) -> None:
-    base, home, serve = api
+    bolt = first_serve.env["THREADLINE_NEO4J_BOLT_PORT"]
+    # The jars are there already (the suite's): nothing is fetched, nothing said of it.
+    assert first_serve.said[0] == f"starting Neo4j 5.26.30 at bolt://127.0.0.1:{bolt}"
+    assert len(first_serve.said) == 1 + len(STAGES), first_serve.said
+    (port,) = free_ports(1)
+    with serving(port, first_serve.env) as lines:
+        later = said_in_order(lines, port, ("Neo4j",), FIRST_READY_S)
+    assert later[0] == f"Neo4j 5.26.30 already runs at bolt://127.0.0.1:{bolt}"
+    assert len(lines.seen) == len(later), lines.seen
+
+
+async def test_sigkill_under_load_answers_true_and_bounded(first_serve: FirstServe) -> None:
+    base, home, serve = first_serve.base, first_serve.home, first_serve.process
     neo4j = Settings(home=home).local_neo4j()
     load = Load(base)
     workers = [asyncio.create_task(load.worker(n)) for n in range(WORKERS)]

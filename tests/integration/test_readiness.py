@@ -1,6 +1,7 @@
 """/readyz follows Neo4j: 503 with a reason while it is down, 200 once it answers again
 (the first readiness of a new service waits for its warm-up: tests/integration/
-test_serve_stages.py)."""
+test_serve_stages.py). Neo4j goes away here as the service sees it, by a cut link
+(tests/support/link.py); tests/integration/test_fault.py kills and restarts a real one."""
 
 from __future__ import annotations
 
@@ -11,40 +12,54 @@ import httpx
 import pytest
 
 from api.settings import Settings
-from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
-from tests.support.graphql import make_app_client
+from tests.support.graphql import connect_test_store, make_app_client
+from tests.support.link import Link, linked
 from tests.support.served import USERS_DB_TIMEOUT_S
 
 
 @pytest.fixture
-async def http(clean_store: Store) -> AsyncIterator[httpx.AsyncClient]:
-    """The app with the users' default request bound: a request while Neo4j is down is
-    refused when that bound runs out, and the suite's own 30 s would be waited for."""
-    async with make_app_client(clean_store, Settings(db_timeout_s=USERS_DB_TIMEOUT_S)) as client:
+async def link(clean_store: Store, neo4j_uri: str) -> AsyncIterator[Link]:
+    async with linked(neo4j_uri) as link:
+        yield link
+
+
+@pytest.fixture
+async def linked_store(link: Link) -> AsyncIterator[Store]:
+    """A store of its own whose every connection to Neo4j goes through `link`, with the
+    users' default request bound: a request while Neo4j is away is refused when that
+    bound runs out, and the suite's own 30 s would be waited for."""
+    store = connect_test_store(link.uri, timeout_s=USERS_DB_TIMEOUT_S)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def http(linked_store: Store) -> AsyncIterator[httpx.AsyncClient]:
+    settings = Settings(db_timeout_s=USERS_DB_TIMEOUT_S)
+    async with make_app_client(linked_store, settings) as client:
         yield client
 
 
 async def test_readyz_follows_neo4j_without_restarting_the_api(
-    http: httpx.AsyncClient, store: Store, neo4j_server: LocalNeo4j | None
+    http: httpx.AsyncClient, linked_store: Store, link: Link
 ) -> None:
-    if neo4j_server is None:
-        pytest.skip("needs the managed test server to stop and start it")
     assert await statuses_until_ready(http)
-    await asyncio.to_thread(neo4j_server.stop)
+    await link.cut()
     try:
         down = await http.get("/readyz")
         assert down.status_code == 503
         assert down.json()["status"] == "unavailable"
         assert "unavailable" in down.json()["reason"]
+        assert not linked_store.warm, "a Neo4j that went away may come back with no plans"
         failed = await http.post("/graphql", json={"query": "mutation { createThread { id } }"})
         assert failed.json()["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
     finally:
-        await asyncio.to_thread(neo4j_server.start)
-    # Ready as soon as Neo4j answers: a restarted Neo4j has planned nothing, and the
+        await link.mend()
+    # Ready as soon as Neo4j answers: a restarted Neo4j may have planned nothing, and the
     # service plans its statements again behind the requests instead of holding them.
     assert await statuses_until_ready(http) == ["ready"]
-    assert await until(lambda: store.warm), "the statements were not planned again"
+    assert await until(lambda: linked_store.warm), "the statements were not planned again"
     created = await http.post("/graphql", json={"query": "mutation { createThread { id } }"})
     assert created.json()["data"]["createThread"]["id"]
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import httpx
 
+from api.settings import Settings, test_neo4j
+
 CLI_TIMEOUT_S = 180
 
 
@@ -26,6 +28,15 @@ def cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
         timeout=CLI_TIMEOUT_S,
         check=False,
     )
+
+
+def borrowing_jars(root: Path) -> Path:
+    """`root` made a THREADLINE_HOME whose jar folder is the suite's (a symlink)."""
+    jars = test_neo4j(Settings().home)
+    jars.fetch_jars()
+    (root / "neo4j").mkdir(parents=True)
+    (root / "neo4j" / jars.lib_dir.name).symlink_to(jars.lib_dir)
+    return root
 
 
 def wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:

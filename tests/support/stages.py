@@ -12,7 +12,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
+
 START_S = 180
+STAGES = ("migrating the schema", "warming up", "ready at")
 
 
 class Lines:
@@ -62,3 +65,15 @@ def serving(port: int, env: dict[str, str]) -> Iterator[Lines]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def said_in_order(
+    lines: Lines, port: int, first: tuple[str, ...], timeout_s: float = START_S
+) -> list[str]:
+    """Waits for each stage line in turn; /readyz is asked the moment "ready at" appears."""
+    said = [
+        lines.until(lambda line, s=stage: line.startswith(s), timeout_s) for stage in first + STAGES
+    ]
+    assert said[-1] == f"ready at http://127.0.0.1:{port}/graphql"
+    assert httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200
+    return said
