@@ -9,7 +9,8 @@ attempts committed. Asserted:
 - nothing acknowledged is lost; no attempt answered plain UNAVAILABLE committed (an
   answer that hid a commit must say `outcome: UNKNOWN`); a commandId is acted on once;
 - every attempt gets an answer, and writes are acknowledged again once Neo4j is back;
-- /readyz says why while Neo4j is dead, and the dead Neo4j is reaped (no zombie);
+- /readyz says why while Neo4j is dead, and the dead Neo4j is reaped (no zombie), its end
+  told by `threadline neo4j status` in another process;
 - recovery: with no API restart, /readyz answers 200 again and writes are acknowledged
   again (a probe's `createThread`, sent every 0.2 s, and the load's).
 How soon after Neo4j answers Bolt again readiness and the first write come is printed,
@@ -289,6 +290,7 @@ async def test_sigkill_under_load_answers_true_and_bounded(first_serve: FirstSer
     os.kill(pid, signal.SIGKILL)
     await asyncio.sleep(OUTAGE_S)
     reaped = not await asyncio.to_thread(Path(f"/proc/{pid}").exists)
+    status = await asyncio.to_thread(cli, home, "neo4j", "status")  # from another process
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         down = await http.get("/readyz")
     bolt = asyncio.create_task(asyncio.to_thread(first_bolt_answer, neo4j.uri, neo4j.credentials()))
@@ -312,6 +314,7 @@ async def test_sigkill_under_load_answers_true_and_bounded(first_serve: FirstSer
         f"first of the load's writes after {acked_at - bolt_at:.2f} s"
     )
     assert reaped, "the killed Neo4j is left a zombie of the API process"
+    assert status.returncode == 4 and status.stdout.startswith("exited (signal SIGKILL)"), status
     assert down.status_code == 503 and "SIGKILL" in down.json()["reason"], down.text
     outcomes = Counter(a.outcome for a in load.attempts)
     assert outcomes["UNAVAILABLE"] > 0, "no outage was seen"

@@ -2,16 +2,16 @@
 
 Every instance here lives in its own THREADLINE_HOME under tmp_path and borrows
 the suite's jars through a symlink, so nothing is downloaded twice and the
-instances of other clones and engineers are never touched.
+instances of other clones and engineers are never touched. The Neo4j that `serve` starts,
+killed, is reaped by serve (tests/integration/test_fault.py).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
-import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,11 +23,10 @@ from urllib.parse import urlparse
 import pytest
 from neo4j import GraphDatabase
 
-from api.settings import Settings
 from api.settings import test_neo4j as managed_test_server  # not collected as a test
 from graph.runtime.local_neo4j import LocalNeo4j, LocalNeo4jError, Ports
 from graph.runtime.ports import free_ports
-from tests.support.managed import cli, parent_of, ready, wait_for
+from tests.support.managed import borrowing_jars, cli, wait_for
 
 pytestmark = pytest.mark.process  # starts processes of its own
 
@@ -202,81 +201,58 @@ def test_a_killed_server_is_reaped_and_its_end_reported(
     assert stopped.stdout.startswith("not started")
 
 
-def test_the_neo4j_serve_started_is_reaped_when_killed(home: Path, tmp_path: Path) -> None:
-    """The issue's case: the API process is the parent that must reap its Neo4j."""
-    bolt, http, api = free_ports(3)
-    log = tmp_path / "serve.log"
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "serve"],
-        env={
-            **{k: v for k, v in os.environ.items() if not k.startswith("THREADLINE_")},
-            "THREADLINE_HOME": str(home),
-            "THREADLINE_NEO4J_BOLT_PORT": str(bolt),
-            "THREADLINE_NEO4J_HTTP_PORT": str(http),
-            "THREADLINE_PORT": str(api),
-        },
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-    )
-    pid_file = home / "neo4j" / "default" / "neo4j.pid"
-    try:
-        # Serving once its start-up is over (a Neo4j lost during migration ends serve, as
-        # it should); its warm-up, which would go on in the background, is not waited for.
-        healthz = f"http://127.0.0.1:{api}/healthz"
-        up = wait_for(lambda: serve.poll() is not None or ready(healthz), 150)
-        assert up and serve.poll() is None, log.read_text()
-        pid = int(pid_file.read_text())
-        assert parent_of(pid) == serve.pid
-        os.kill(pid, signal.SIGKILL)
-        assert wait_for(lambda: not Path(f"/proc/{pid}").exists(), 30), "left a zombie"
-        status = cli(home, "neo4j", "status")
-        assert status.returncode == 4
-        assert status.stdout.startswith("exited (signal SIGKILL)")
-    finally:
-        serve.terminate()
-        serve.wait(timeout=30)
-        Settings(home=home).local_neo4j().stop()
-
-
-def test_never_talks_to_a_server_it_did_not_start(
-    home: Path,
-    launched: Callable[[LocalNeo4j], LocalNeo4j],
-    neo4j_uri: str,
-    neo4j_server: LocalNeo4j | None,
-) -> None:
-    """The suite's own server plays the stranger already listening on our default port."""
+@pytest.fixture(scope="module")
+def neighbour(
+    tmp_path_factory: pytest.TempPathFactory, neo4j_uri: str
+) -> Iterator[tuple[Path, LocalNeo4j]]:
+    """A running instance with a password, whose default Bolt port the suite's own server
+    (a stranger) holds: (its home, it). One start serves the module's tests that need it."""
+    home = borrowing_jars(tmp_path_factory.mktemp("neighbour") / "home")
     stranger_port = urlparse(neo4j_uri).port
     assert stranger_port is not None
     (http,) = free_ports(1, avoid=frozenset({stranger_port}))
-    defaults = Ports(stranger_port, http)
+    instance = replace(
+        throwaway(home, "neighbour", default_ports=Ports(stranger_port, http)), auth_enabled=True
+    )
+    try:
+        instance.start(notify=lambda _: None)
+        yield home, instance
+    finally:
+        instance.stop()
+        shutil.rmtree(home, ignore_errors=True)
 
-    idle = throwaway(home, "idle", default_ports=defaults)
+
+def test_never_talks_to_a_server_it_did_not_start(
+    neighbour: tuple[Path, LocalNeo4j], neo4j_uri: str, neo4j_server: LocalNeo4j | None
+) -> None:
+    """The suite's own server plays the stranger already listening on our default port."""
+    home, neighbour_ = neighbour
+    stranger_port = urlparse(neo4j_uri).port
+    assert stranger_port is not None
+    idle = throwaway(home, "idle", default_ports=neighbour_.default_ports)
     if neo4j_server is not None:
         # A pid file naming the stranger's process must not make it ours.
-        idle.home.mkdir(parents=True)
+        idle.home.mkdir(parents=True, exist_ok=True)
         idle.pid_file.write_text(str(neo4j_server.running_pid()))
     assert not idle.answers()
     assert not idle.is_running()
 
-    neighbour = launched(
-        replace(throwaway(home, "neighbour", default_ports=defaults), auth_enabled=True)
-    )
-    neighbour.start(notify=lambda _: None)
-    assert neighbour.ports().bolt != stranger_port
+    assert neighbour_.ports().bolt != stranger_port
     marker = "CREATE (m:NeighbourMarker) RETURN count(m)"
-    assert query_one(neighbour.uri, neighbour.credentials(), marker) == 1
+    assert query_one(neighbour_.uri, neighbour_.credentials(), marker) == 1
     password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
     stranger_auth = ("neo4j", password) if password else None
     count = "MATCH (m:NeighbourMarker) RETURN count(m)"
     assert query_one(neo4j_uri, stranger_auth, count) == 0
 
     # Even our own live process is not trusted with a port its socket does not hold.
-    remembered = neighbour.ports_file.read_text()
-    neighbour.ports_file.write_text(f'{{"bolt": {stranger_port}, "http": {http}}}')
+    remembered = neighbour_.ports_file.read_text()
+    http = neighbour_.default_ports.http
+    neighbour_.ports_file.write_text(f'{{"bolt": {stranger_port}, "http": {http}}}')
     try:
-        assert not neighbour.answers()
+        assert not neighbour_.answers()
     finally:
-        neighbour.ports_file.write_text(remembered)
+        neighbour_.ports_file.write_text(remembered)
 
 
 def test_a_taken_api_port_stops_serve_with_one_line_before_anything_starts(home: Path) -> None:
@@ -290,13 +266,10 @@ def test_a_taken_api_port_stops_serve_with_one_line_before_anything_starts(home:
 
 
 def test_serve_says_in_one_line_when_neo4j_refuses_the_credentials(
-    home: Path, launched: Callable[[LocalNeo4j], LocalNeo4j]
+    neighbour: tuple[Path, LocalNeo4j],
 ) -> None:
-    """THREADLINE_NEO4J_URI pointed at the managed Neo4j, whose password was not given."""
-    guarded = launched(
-        replace(throwaway(home, "guarded", default_ports=Ports(*free_ports(2))), auth_enabled=True)
-    )
-    guarded.start(notify=lambda _: None)
+    """THREADLINE_NEO4J_URI pointed at a managed Neo4j whose password was not given."""
+    home, guarded = neighbour
     (port,) = free_ports(1)
     result = cli(home, "serve", THREADLINE_NEO4J_URI=guarded.uri, THREADLINE_PORT=str(port))
     assert result.returncode == 2, result
