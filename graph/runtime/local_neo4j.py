@@ -308,6 +308,7 @@ class LocalNeo4j:
     def admin(self, *arguments: str) -> subprocess.CompletedProcess[str]:
         """`neo4j-admin ARGUMENTS` on this instance's home and configuration (written
         first when the server never started here), with the server's jars."""
+        self.home.mkdir(parents=True, exist_ok=True)  # a backup loaded on a new machine
         with self._start_lock():
             self.fetch_jars()
             if not (self.home / "conf" / "neo4j.conf").exists():

@@ -13,7 +13,7 @@ from neo4j import GraphDatabase
 
 from api.settings import Settings
 from graph.runtime.local_neo4j import LocalNeo4j
-from tests.support.managed import cli
+from tests.support.managed import borrowing_jars, cli
 
 pytestmark = pytest.mark.process  # starts a Neo4j of its own
 
@@ -21,9 +21,13 @@ pytestmark = pytest.mark.process  # starts a Neo4j of its own
 @pytest.fixture
 def managed(home: Path) -> Iterator[LocalNeo4j]:
     """The instance `threadline neo4j ...` manages in `home`, stopped whatever happens."""
-    instance = replace(Settings(home=home).local_neo4j(), throwaway=True)
+    instance = instance_of(home)
     yield instance
     instance.stop()
+
+
+def instance_of(home: Path) -> LocalNeo4j:
+    return replace(Settings(home=home).local_neo4j(), throwaway=True)
 
 
 def probes(instance: LocalNeo4j, cypher: str) -> int:
@@ -32,7 +36,7 @@ def probes(instance: LocalNeo4j, cypher: str) -> int:
         return int(records[0][0])
 
 
-def test_a_dump_loads_back_and_neither_runs_while_neo4j_does(
+def test_a_dump_loads_on_a_new_machine_and_over_a_database_and_neither_runs_while_neo4j_does(
     home: Path, managed: LocalNeo4j, tmp_path: Path
 ) -> None:
     file = tmp_path / "backup" / "threadline.dump"
@@ -51,11 +55,19 @@ def test_a_dump_loads_back_and_neither_runs_while_neo4j_does(
     assert dumped.returncode == 0, dumped.stderr
     assert file.is_file()
 
-    managed.start()
-    assert probes(managed, "MATCH (p:Probe) DELETE p RETURN count(p)") == 1
-    managed.stop()
-    loaded = cli(home, "neo4j", "load", str(file))
-    assert loaded.returncode == 0, loaded.stderr
-
-    managed.start()
-    assert probes(managed, "MATCH (p:Probe) RETURN count(p)") == 1
+    # Another machine: a home whose Neo4j never started.
+    elsewhere = borrowing_jars(tmp_path / "elsewhere")
+    restored = instance_of(elsewhere)
+    try:
+        loaded = cli(elsewhere, "neo4j", "load", str(file))
+        assert loaded.returncode == 0, loaded.stderr
+        restored.start()
+        assert probes(restored, "MATCH (p:Probe) DELETE p RETURN count(p)") == 1
+        restored.stop()
+        # Over a database that has changed since: the dump replaces it.
+        loaded = cli(elsewhere, "neo4j", "load", str(file))
+        assert loaded.returncode == 0, loaded.stderr
+        restored.start()
+        assert probes(restored, "MATCH (p:Probe) RETURN count(p)") == 1
+    finally:
+        restored.stop()
