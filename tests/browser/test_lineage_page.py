@@ -488,6 +488,27 @@ async def test_with_a_tokens_file_the_page_asks_for_a_token_once(
     stays_home(tab, secured_api.base)
 
 
+async def test_a_token_dialog_closed_with_escape_says_why_and_the_next_load_asks_again(
+    tab: Tab, demo: Demo, secured_api: Secured
+) -> None:
+    root = demo.family.root
+    page = tab.page
+    await open_lineage(tab, secured_api.base, f"thread={root}", state="token")
+    await page.keyboard.press("Escape")
+    await page.wait_for_selector("body[data-state='error']")
+    assert await page.is_hidden("#token-dialog")
+    assert await text(page, "#message")
+
+    await page.click("#show")
+    await page.wait_for_selector("body[data-state='token']")
+    assert await page.is_visible("#token-dialog")
+    await page.fill("#token-input", secured_api.token)
+    await page.click("#token-form button")
+    await page.wait_for_selector(READY)
+    assert await drawn(page) == expected(await demo.lineage(root))
+    stays_home(tab, secured_api.base)
+
+
 async def test_with_a_tokens_file_the_picker_sends_the_token(
     tab: Tab, demo: Demo, secured_api: Secured
 ) -> None:

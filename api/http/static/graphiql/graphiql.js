@@ -4,12 +4,11 @@
 // introspection included, and in the websocket's connection_init. A tab with no token, or
 // one the service refuses, is asked for one in a dialog the first time the service answers
 // UNAUTHENTICATED; Authorization typed in the Headers editor wins and is never asked over.
-"use strict";
+import { askForToken, token } from "../token.js";
 
-const TOKEN_KEY = "threadline.token";
 const url = new URL("graphql", document.baseURI).href;
 const subscriptionUrl = url.replace(/^http/, "ws");
-const startToken = sessionStorage.getItem(TOKEN_KEY);
+const startToken = token.get();
 
 const defaultQuery = `# Ctrl-Enter runs the query. With a tokens file,
 # this tab asks for a token once; one typed in
@@ -49,38 +48,14 @@ const unauthenticated = (result) =>
 const typedAuthorization = (options) =>
   Object.keys(options?.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
 
-// Requests refused at once (the introspection and a query, say) share one dialog. It gives
-// the token typed, or null when it is closed without one (Escape): the refusal is shown.
-let asking = null;
-
-function askForToken(refused) {
-  asking ??= new Promise((resolve) => {
-    const dialog = document.getElementById("token-dialog");
-    const input = document.getElementById("token-input");
-    let settled = false;
-    const settle = (given) => {
-      if (settled) return; // the dialog also closes after a submit
-      settled = true;
-      asking = null;
-      resolve(given);
-    };
-    document.getElementById("token-refused").hidden = !refused;
-    input.value = "";
-    document.getElementById("token-form").onsubmit = () => settle(input.value.trim());
-    dialog.onclose = () => settle(null);
-    dialog.showModal();
-  });
-  return asking;
-}
-
 async function fetcher(params, options) {
   for (;;) {
-    const bearer = sessionStorage.getItem(TOKEN_KEY);
+    const bearer = token.get();
     const result = await fetcherFor(bearer)(params, options);
     if (!unauthenticated(result) || typedAuthorization(options)) return result;
     const given = await askForToken(bearer != null);
     if (given === null) return result;
-    sessionStorage.setItem(TOKEN_KEY, given);
+    token.set(given);
   }
 }
 

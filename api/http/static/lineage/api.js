@@ -2,16 +2,12 @@
 // given (kept in sessionStorage) and the page's queries, kept as .graphql files beside
 // this module so their cost can be checked by the test suite.
 
-const TOKEN_KEY = "threadline.token";
+import { token } from "../token.js";
+
 const endpoint = new URL("graphql", document.baseURI).href;
 const documents = new Map();
 
 export class Unauthenticated extends Error {}
-
-export const token = {
-  get: () => sessionStorage.getItem(TOKEN_KEY),
-  set: (value) => sessionStorage.setItem(TOKEN_KEY, value),
-};
 
 async function document_(name) {
   if (!documents.has(name)) {

@@ -12,7 +12,8 @@
 // window.threadline.graph() is what is drawn, and document.body.dataset.state is
 // loading | ready | empty | token | error.
 
-import { query, token, Unauthenticated } from "./api.js";
+import { askForToken, token } from "../token.js";
+import { query, Unauthenticated } from "./api.js";
 import { BUDGET, visibleFamily } from "./collapse.js";
 import * as details from "./details.js";
 import { BOXES, familyElements, FONT, GROUPED, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
@@ -87,30 +88,22 @@ function setState(state, message = "") {
   $("message").textContent = message;
 }
 
-/** A query, asking for a token (once per tab) whenever the service wants one. */
+/** A query, asking for a token (once per tab) whenever the service wants one. A dialog
+ * closed without a token (Escape) lets the refusal through; the next query asks again. */
 async function ask(name, variables) {
   for (let refused = false; ; refused = true) {
     try {
       return await query(name, variables);
     } catch (error) {
       if (!(error instanceof Unauthenticated)) throw error;
-      token.set(await askForToken(refused || token.get() != null));
+      const before = document.body.dataset.state;
+      setState("token");
+      const given = await askForToken(refused || token.get() != null);
+      setState(before);
+      if (given === null) throw error;
+      token.set(given);
     }
   }
-}
-
-function askForToken(refused) {
-  const dialog = $("token-dialog");
-  $("token-refused").hidden = !refused;
-  const before = document.body.dataset.state;
-  setState("token");
-  dialog.showModal();
-  return new Promise((resolve) => {
-    $("token-form").onsubmit = () => {
-      setState(before);
-      resolve($("token-input").value.trim());
-    };
-  });
 }
 
 async function load() {
