@@ -457,21 +457,29 @@ async def test_the_address_chooses_the_language(tab: Tab, demo: Demo) -> None:
     stays_home(tab, demo.base)
 
 
+async def asked_for_a_token(tab: Tab, base: str, thread: str) -> Page:
+    """The page opened on `thread` by a tab with no token: it shows the token dialog."""
+    await open_lineage(tab, base, f"thread={thread}", state="token")
+    assert await tab.page.is_visible("#token-dialog")
+    return tab.page
+
+
+async def give_token(page: Page, token: str) -> None:
+    await page.fill("#token-input", token)
+    await page.click("#token-form button")
+
+
 async def test_with_a_tokens_file_the_page_asks_for_a_token_once(
     tab: Tab, demo: Demo, secured_api: Secured
 ) -> None:
     root = demo.family.root
-    page = tab.page
-    await open_lineage(tab, secured_api.base, f"thread={root}", state="token")
-    assert await page.is_visible("#token-dialog")
+    page = await asked_for_a_token(tab, secured_api.base, root)
     assert await page.is_hidden("#token-refused")
 
-    await page.fill("#token-input", "not-the-token")
-    await page.click("#token-form button")
+    await give_token(page, "not-the-token")
     await page.wait_for_selector("#token-refused", state="visible")
 
-    await page.fill("#token-input", secured_api.token)
-    await page.click("#token-form button")
+    await give_token(page, secured_api.token)
     await page.wait_for_selector(READY)
     assert await drawn(page) == expected(await demo.lineage(root))
     stored = await page.evaluate("sessionStorage.getItem('threadline.token')")
@@ -492,8 +500,7 @@ async def test_a_token_dialog_closed_with_escape_says_why_and_the_next_load_asks
     tab: Tab, demo: Demo, secured_api: Secured
 ) -> None:
     root = demo.family.root
-    page = tab.page
-    await open_lineage(tab, secured_api.base, f"thread={root}", state="token")
+    page = await asked_for_a_token(tab, secured_api.base, root)
     await page.keyboard.press("Escape")
     await page.wait_for_selector("body[data-state='error']")
     assert await page.is_hidden("#token-dialog")
@@ -502,8 +509,7 @@ async def test_a_token_dialog_closed_with_escape_says_why_and_the_next_load_asks
     await page.click("#show")
     await page.wait_for_selector("body[data-state='token']")
     assert await page.is_visible("#token-dialog")
-    await page.fill("#token-input", secured_api.token)
-    await page.click("#token-form button")
+    await give_token(page, secured_api.token)
     await page.wait_for_selector(READY)
     assert await drawn(page) == expected(await demo.lineage(root))
     stays_home(tab, secured_api.base)
@@ -514,8 +520,7 @@ async def test_with_a_tokens_file_the_picker_sends_the_token(
 ) -> None:
     page = tab.page
     await open_lineage(tab, secured_api.base, "", state="token")
-    await page.fill("#token-input", secured_api.token)
-    await page.click("#token-form button")
+    await give_token(page, secured_api.token)
     await page.wait_for_selector("#picker[data-state='ready']")
     assert set(demo.family.threads.values()) <= set(await listed(page))
     assert tab.authorizations[-1] == f"Bearer {secured_api.token}"
