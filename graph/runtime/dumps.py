@@ -4,18 +4,32 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from graph.runtime.local_neo4j import LocalNeo4j, LocalNeo4jError
 
 DATABASE = "neo4j"
+# Lines around neo4j-admin's reason: its advice to run with an option `threadline` does not
+# have, its summary, and the JVM's note of options taken from the environment.
+ADMIN_NOISE = (
+    "Run with '--verbose'",
+    "Load failed for databases",
+    "Dump failed for databases",
+    "NOTE: Picked up",
+    "Picked up",
+)
 
 
 def dump(instance: LocalNeo4j, target: Path) -> None:
     """The managed server's database into the file `target` (replaced if it exists)."""
     _refuse_running(instance, "dump")
     target = target.resolve()
+    if target.is_dir():
+        raise LocalNeo4jError(f"{target} is a folder: name the dump file to write")
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".dump-") as folder:
         _admin(instance, "dump", f"--to-path={folder}")
@@ -23,14 +37,43 @@ def dump(instance: LocalNeo4j, target: Path) -> None:
 
 
 def load(instance: LocalNeo4j, source: Path) -> None:
-    """The file `source`, made by `dump`, as the managed server's database (replacing it)."""
+    """The file `source`, made by `dump`, as the managed server's database (replacing it).
+    A load that fails leaves the database that was there as it was."""
     _refuse_running(instance, "load")
     source = source.resolve()
     if not source.is_file():
         raise LocalNeo4jError(f"{source} is not a file: nothing was loaded")
     with tempfile.TemporaryDirectory(prefix="threadline-load-") as folder:
-        shutil.copyfile(source, Path(folder) / f"{DATABASE}.dump")
-        _admin(instance, "load", f"--from-path={folder}", "--overwrite-destination=true")
+        copy = Path(folder) / f"{DATABASE}.dump"
+        shutil.copyfile(source, copy)
+        with _kept_until_loaded(instance):
+            try:
+                _admin(instance, "load", f"--from-path={folder}", "--overwrite-destination=true")
+            except LocalNeo4jError as error:
+                said = str(error).replace(str(copy), str(source))
+                raise LocalNeo4jError(f"{said}; the database there is as it was") from error
+
+
+@contextmanager
+def _kept_until_loaded(instance: LocalNeo4j) -> Iterator[None]:
+    """The database's folders moved aside while `neo4j-admin` loads, which empties them
+    before it reads the file: put back if the load fails, removed once it succeeds."""
+    data = instance.home / "data"
+    folders = [data / "databases" / DATABASE, data / "transactions" / DATABASE]
+    data.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=data, prefix=".before-load-") as kept:
+        aside = {folder: Path(kept) / str(n) for n, folder in enumerate(folders)}
+        moved = [folder for folder in folders if folder.exists()]
+        for folder in moved:
+            folder.rename(aside[folder])
+        try:
+            yield
+        except BaseException:
+            for folder in folders:
+                shutil.rmtree(folder, ignore_errors=True)
+            for folder in moved:
+                aside[folder].rename(folder)
+            raise
 
 
 def _refuse_running(instance: LocalNeo4j, action: str) -> None:
@@ -43,7 +86,11 @@ def _refuse_running(instance: LocalNeo4j, action: str) -> None:
 def _admin(instance: LocalNeo4j, action: str, *arguments: str) -> None:
     done = instance.admin("database", action, DATABASE, *arguments)
     if done.returncode != 0:
-        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-        raise LocalNeo4jError(
-            f"neo4j-admin database {action} failed: {lines[-1] if lines else done.returncode}"
-        )
+        raise LocalNeo4jError(f"neo4j-admin database {action} failed: {_reason(done)}")
+
+
+def _reason(done: subprocess.CompletedProcess[str]) -> str:
+    """neo4j-admin's own reason: its first line that is not advice on seeing more."""
+    lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+    reasons = [line for line in lines if not line.startswith(ADMIN_NOISE)]
+    return (reasons or lines or [f"exit code {done.returncode}"])[0]

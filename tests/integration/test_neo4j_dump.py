@@ -51,6 +51,11 @@ def test_a_dump_loads_on_a_new_machine_and_over_a_database_and_neither_runs_whil
         ]
 
     managed.stop()
+    into_a_folder = cli(home, "neo4j", "dump", str(tmp_path))
+    assert into_a_folder.returncode == 1
+    assert into_a_folder.stderr.strip().splitlines() == [
+        f"{tmp_path} is a folder: name the dump file to write"
+    ]
     dumped = cli(home, "neo4j", "dump", str(file))
     assert dumped.returncode == 0, dumped.stderr
     assert file.is_file()
@@ -67,6 +72,14 @@ def test_a_dump_loads_on_a_new_machine_and_over_a_database_and_neither_runs_whil
         # Over a database that has changed since: the dump replaces it.
         loaded = cli(elsewhere, "neo4j", "load", str(file))
         assert loaded.returncode == 0, loaded.stderr
+        # A file that is not a dump is refused, and the database stays as it was.
+        not_a_dump = tmp_path / "notes.dump"
+        not_a_dump.write_text("not a dump\n")
+        refused = cli(elsewhere, "neo4j", "load", str(not_a_dump))
+        assert refused.returncode == 1
+        (line,) = refused.stderr.strip().splitlines()
+        assert "Not a valid Neo4j archive" in line and str(not_a_dump) in line, line
+        assert line.endswith("the database there is as it was"), line
         restored.start()
         assert probes(restored, "MATCH (p:Probe) RETURN count(p)") == 1
     finally:
