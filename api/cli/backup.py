@@ -12,6 +12,7 @@ from typing import TypeVar
 import typer
 from neo4j.exceptions import Neo4jError
 
+from api.cli.checked import file_to_write
 from api.cli.checked import settings as checked_settings
 from graph import backup as snapshots
 from graph.errors import ThreadlineError
@@ -22,7 +23,9 @@ from graph.store import GraphTooNewError, Store
 T = TypeVar("T")
 ATTEMPTS = 3  # a backup that raced a write is taken again, up to this many times
 TIMEOUT = typer.Option(3600.0, "--timeout-s", help="Bound of the one transaction.")
-BACKUP_FILE = typer.Argument(..., help="The snapshot to write (JSON Lines).")
+BACKUP_FILE = typer.Argument(
+    ..., help="The snapshot to write (JSON Lines).", callback=file_to_write
+)
 SNAPSHOT_FILE = typer.Argument(
     ..., help="A snapshot written by `threadline backup`.", exists=True, dir_okay=False
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from pydantic import ValidationError
 
@@ -19,3 +21,15 @@ def settings() -> Settings:
         )
         typer.echo(f"Invalid setting: {problems}", err=True)
         raise typer.Exit(2) from error
+
+
+def file_to_write(path: Path | None) -> Path | None:
+    """A file a command is to write (a typer callback): not a folder, and in a folder that
+    exists, as nothing is made on the way; else a usage error naming it, before any work."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise typer.BadParameter(f"{path} is a folder: name a file")
+    if not path.resolve().parent.is_dir():
+        raise typer.BadParameter(f"{path.parent} does not exist: make it first, or name another")
+    return path

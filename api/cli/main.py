@@ -11,6 +11,7 @@ import typer
 
 from api.auth import OPEN_WORKSPACE
 from api.cli import backup, import_session, mcp_stdio, serve, tokens
+from api.cli.checked import file_to_write
 from api.cli.cypher import cypher_app
 from api.cli.export_formats import ExportFormat
 from api.cli.managed_neo4j import neo4j_app
@@ -102,7 +103,13 @@ def _one_line(text: str) -> str:
 EXPORT_FORMAT = typer.Option(
     ExportFormat.json, "--format", "-f", help="json, graphml, mermaid or dot."
 )
-EXPORT_OUTPUT = typer.Option(None, "--output", "-o", help="File to write (default stdout).")
+EXPORT_OUTPUT = typer.Option(
+    None,
+    "--output",
+    "-o",
+    help="File to write (default stdout).",
+    callback=file_to_write,
+)
 
 
 @app.command("export")

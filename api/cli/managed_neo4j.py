@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from api.cli.checked import settings
+from api.cli.checked import file_to_write, settings
 from api.settings import test_neo4j, test_neo4j_servers
 from graph.runtime import dumps
 from graph.runtime.local_neo4j import LocalNeo4j, LocalNeo4jError
@@ -84,7 +84,7 @@ def neo4j_uri(test: bool = TEST_OPTION) -> None:
     typer.echo(_instance(test).uri)
 
 
-DUMP_FILE = typer.Argument(..., help="The dump file to write.")
+DUMP_FILE = typer.Argument(..., help="The dump file to write.", callback=file_to_write)
 LOAD_FILE = typer.Argument(..., help="A file written by `neo4j dump`.")
 
 

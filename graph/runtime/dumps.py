@@ -28,9 +28,6 @@ def dump(instance: LocalNeo4j, target: Path) -> None:
     """The managed server's database into the file `target` (replaced if it exists)."""
     _refuse_running(instance, "dump")
     target = target.resolve()
-    if target.is_dir():
-        raise LocalNeo4jError(f"{target} is a folder: name the dump file to write")
-    target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".dump-") as folder:
         _admin(instance, "dump", f"--to-path={folder}")
         (Path(folder) / f"{DATABASE}.dump").replace(target)
