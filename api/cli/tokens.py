@@ -20,6 +20,7 @@ import typer
 
 from api import audit
 from api.audit import Audit
+from api.auth import Scope
 from api.cli.checked import settings as checked_settings
 
 EXPIRES_HELP = (
@@ -28,10 +29,24 @@ EXPIRES_HELP = (
 )
 
 
+def _named(name: str) -> str:
+    if not name.strip():
+        raise typer.BadParameter("a token needs a name: who it is for")
+    return name
+
+
+def _a_scope(scope: str) -> str:
+    """Checked here as the tokens file is when a service loads it, so a printed entry is
+    one the service accepts."""
+    if scope not in Scope.__members__:
+        raise typer.BadParameter(f"{scope!r} is not a scope: read, write or admin")
+    return scope
+
+
 def new_token(
-    name: str = typer.Argument(..., help="Who the token is for."),
+    name: str = typer.Argument(..., help="Who the token is for.", callback=_named),
     workspace: str = typer.Option("default", help="The workspace it sees."),
-    scope: str = typer.Option("write", help="read, write or admin."),
+    scope: str = typer.Option("write", help="read, write or admin.", callback=_a_scope),
     append: Annotated[
         Path | None, typer.Option(help="Append the entry to this tokens file (created if missing).")
     ] = None,

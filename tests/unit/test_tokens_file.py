@@ -46,6 +46,18 @@ def test_appending_never_breaks_the_file(tmp_path: Path) -> None:
     assert tokens_file.read_text() == before
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [(["x", "--scope", "superuser"], "is not a scope"), (["  "], "a token needs a name")],
+    ids=["unknown scope", "blank name"],
+)
+def test_an_entry_the_service_would_refuse_is_never_printed(args: list[str], said: str) -> None:
+    result = runner.invoke(app, ["new-token", *args], env={"COLUMNS": "400"})
+    assert result.exit_code == 2
+    assert said in result.stderr
+    assert "shown once" not in result.output
+
+
 @pytest.mark.parametrize("kind", ["missing", "directory"])
 def test_serve_without_its_tokens_file_says_how_to_make_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
