@@ -96,10 +96,11 @@ async function ask(name, variables) {
       return await query(name, variables);
     } catch (error) {
       if (!(error instanceof Unauthenticated)) throw error;
+      // Queries refused side by side share one dialog; the first to ask restores the state.
       const before = document.body.dataset.state;
-      setState("token");
+      if (before !== "token") setState("token");
       const given = await askForToken(refused || token.get() != null);
-      setState(before);
+      if (before !== "token") setState(before);
       if (given === null) throw error;
       token.set(given);
     }
