@@ -226,10 +226,10 @@ def test_never_talks_to_a_server_it_did_not_start(
     neighbour: tuple[Path, LocalNeo4j], neo4j_uri: str, neo4j_server: LocalNeo4j | None
 ) -> None:
     """The suite's own server plays the stranger already listening on our default port."""
-    home, neighbour_ = neighbour
+    home, instance = neighbour
     stranger_port = urlparse(neo4j_uri).port
     assert stranger_port is not None
-    idle = throwaway(home, "idle", default_ports=neighbour_.default_ports)
+    idle = throwaway(home, "idle", default_ports=instance.default_ports)
     if neo4j_server is not None:
         # A pid file naming the stranger's process must not make it ours.
         idle.home.mkdir(parents=True, exist_ok=True)
@@ -237,22 +237,22 @@ def test_never_talks_to_a_server_it_did_not_start(
     assert not idle.answers()
     assert not idle.is_running()
 
-    assert neighbour_.ports().bolt != stranger_port
+    assert instance.ports().bolt != stranger_port
     marker = "CREATE (m:NeighbourMarker) RETURN count(m)"
-    assert query_one(neighbour_.uri, neighbour_.credentials(), marker) == 1
+    assert query_one(instance.uri, instance.credentials(), marker) == 1
     password = os.environ.get("THREADLINE_TEST_NEO4J_PASSWORD")
     stranger_auth = ("neo4j", password) if password else None
     count = "MATCH (m:NeighbourMarker) RETURN count(m)"
     assert query_one(neo4j_uri, stranger_auth, count) == 0
 
     # Even our own live process is not trusted with a port its socket does not hold.
-    remembered = neighbour_.ports_file.read_text()
-    http = neighbour_.default_ports.http
-    neighbour_.ports_file.write_text(f'{{"bolt": {stranger_port}, "http": {http}}}')
+    remembered = instance.ports_file.read_text()
+    http = instance.default_ports.http
+    instance.ports_file.write_text(f'{{"bolt": {stranger_port}, "http": {http}}}')
     try:
-        assert not neighbour_.answers()
+        assert not instance.answers()
     finally:
-        neighbour_.ports_file.write_text(remembered)
+        instance.ports_file.write_text(remembered)
 
 
 def test_a_taken_api_port_stops_serve_with_one_line_before_anything_starts(home: Path) -> None:
