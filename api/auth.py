@@ -21,6 +21,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from graph.errors import ErrorCode, ThreadlineError
 
 OPEN_WORKSPACE = "default"
+# Names a shell, a file name and a log line carry unquoted: what `--workspace` and a
+# tokens-file entry accept.
+WORKSPACE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def workspace_name(name: str) -> str:
+    """`name` if it names a workspace, else ValueError saying what one is."""
+    if WORKSPACE_NAME.fullmatch(name) is None:
+        raise ValueError(
+            f"{name!r} is not a workspace name: 1 to 64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
 
 
 class Scope(IntEnum):
@@ -110,10 +123,15 @@ class TokenEntry(BaseModel):
     name: str
     sha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$")
     scopes: list[str] = Field(min_length=1)
-    workspace: str = Field(min_length=1)
+    workspace: str
     expires: datetime | None = None
     rps: float | None = Field(default=None, gt=0)
     burst: int | None = Field(default=None, ge=1)
+
+    @field_validator("workspace")
+    @classmethod
+    def _workspace(cls, value: str) -> str:
+        return workspace_name(value)
 
     @field_validator("expires", mode="before")
     @classmethod

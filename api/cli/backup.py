@@ -12,6 +12,7 @@ from typing import TypeVar
 import typer
 from neo4j.exceptions import Neo4jError
 
+from api.cli import checked
 from api.cli.checked import file_to_write
 from api.cli.checked import settings as checked_settings
 from graph import backup as snapshots
@@ -30,7 +31,10 @@ SNAPSHOT_FILE = typer.Argument(
     ..., help="A snapshot written by `threadline backup`.", exists=True, dir_okay=False
 )
 AS_WORKSPACE = typer.Option(
-    None, "--as-workspace", help="Restore into this workspace instead of the snapshot's."
+    None,
+    "--as-workspace",
+    help="Restore into this workspace instead of the snapshot's.",
+    callback=checked.workspace,
 )
 REFUSALS = (
     SnapshotError,
@@ -46,7 +50,9 @@ REFUSALS = (
 
 def backup_workspace(
     file: Path = BACKUP_FILE,
-    workspace: str = typer.Option("default", help="The workspace to back up."),
+    workspace: str = typer.Option(
+        "default", help="The workspace to back up.", callback=checked.workspace
+    ),
     timeout_s: float = TIMEOUT,
 ) -> None:
     """Write one workspace to FILE: a consistent snapshot, read in one transaction."""
@@ -69,6 +75,9 @@ def backup_workspace(
 
     try:
         counts = _run(attempt)
+        if counts.nodes == 0:  # most often a mistyped name: a file of nothing hides it
+            typer.echo(f"workspace {workspace!r} holds nothing: no snapshot written", err=True)
+            raise typer.Exit(1)
     except typer.Exit:
         partial.unlink(missing_ok=True)  # FILE is written whole or not at all
         raise

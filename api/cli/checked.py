@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from pydantic import ValidationError
 
+from api.auth import workspace_name
 from api.settings import Settings
 
 
@@ -33,3 +34,13 @@ def file_to_write(path: Path | None) -> Path | None:
     if not path.resolve().parent.is_dir():
         raise typer.BadParameter(f"{path.parent} does not exist: make it first, or name another")
     return path
+
+
+def workspace(name: str | None) -> str | None:
+    """A `--workspace` (a typer callback): a workspace name, else a usage error."""
+    if name is None:
+        return None
+    try:
+        return workspace_name(name)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from error

@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 
 import typer
 
+from api.cli import checked
 from api.cli.output import OutputFormat, render
 from api.cli.target import neo4j_target, quiet_driver_notifications
 from api.settings import Settings
@@ -20,7 +21,13 @@ cypher_app = typer.Typer(
 )
 
 FORMAT = typer.Option(OutputFormat.table, "--format", "-f", help="table, json or csv.")
-WORKSPACE = typer.Option("default", "--workspace", "-w", help="The workspace read ($workspace).")
+WORKSPACE = typer.Option(
+    "default",
+    "--workspace",
+    "-w",
+    help="The workspace read ($workspace).",
+    callback=checked.workspace,
+)
 PARAMS = typer.Option(None, "--param", "-p", help="A parameter as NAME=VALUE; repeatable.")
 
 
@@ -65,7 +72,8 @@ def ad_hoc(
     values: dict[str, Any] = {k: _json_or_text(v) for k, v in _pairs(params).items()}
     values["workspace"] = workspace
     table = _read(text, values)
-    if "$workspace" not in text:  # only for a query that ran: a refusal says enough
+    # Only for a query that ran and read nodes: a refusal, or `RETURN 1`, says enough.
+    if "$workspace" not in text and table.reads_graph:
         typer.echo("note: the query does not use $workspace, so it reads every workspace", err=True)
     _print(table, fmt)
 

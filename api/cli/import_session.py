@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from api.cli import checked
 from api.cli.checked import settings as checked_settings
 from graph.errors import ThreadlineError
 from graph.models import SessionFormat
@@ -31,7 +32,9 @@ def import_file(
     fmt: Annotated[FileFormat, typer.Option("--format", "-f", help="claude-code or codex.")],
     thread_id: str | None = typer.Option(None, help="The id of the thread a first import makes."),
     title: str | None = typer.Option(None, help="Its title (default: the first request)."),
-    workspace: str = typer.Option("default", help="The workspace (in-process only)."),
+    workspace: str = typer.Option(
+        "default", help="The workspace (in-process only).", callback=checked.workspace
+    ),
     url: str | None = typer.Option(None, help="Import into a running Threadline at this URL."),
     token: str | None = typer.Option(
         None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from api.auth import OPEN_WORKSPACE
-from api.cli import backup, import_session, mcp_stdio, serve, tokens
+from api.cli import backup, checked, import_session, mcp_stdio, serve, tokens
 from api.cli.checked import file_to_write
 from api.cli.cypher import cypher_app
 from api.cli.export_formats import ExportFormat
@@ -36,7 +36,9 @@ app.command("restore")(backup.restore_workspace)
 
 @app.command()
 def demo(
-    workspace: str = typer.Option("default", help="The workspace to seed."),
+    workspace: str = typer.Option(
+        "default", help="The workspace to seed.", callback=checked.workspace
+    ),
     url: str | None = typer.Option(
         None,
         help="Seed a running Threadline at this base URL (default: the one at "
@@ -62,7 +64,7 @@ def demo(
     target = service_base(url) if url else f"{settings.neo4j_uri or settings.home} {workspace}"
     resume = Resume(settings.home / "demo", target)
     if resume.pending():
-        typer.echo("finishing the family the last `threadline demo` left")
+        typer.echo("the last `threadline demo` here stopped before the end: carrying on from there")
     key = resume.begin()
 
     async def seed() -> DemoFamily:
@@ -115,7 +117,9 @@ EXPORT_OUTPUT = typer.Option(
 @app.command("export")
 def export_family(
     thread_id: str = typer.Argument(..., help="Any thread of the family."),
-    workspace: str = typer.Option("default", help="The thread's workspace."),
+    workspace: str = typer.Option(
+        "default", help="The thread's workspace.", callback=checked.workspace
+    ),
     fmt: ExportFormat = EXPORT_FORMAT,
     output: Path | None = EXPORT_OUTPUT,
 ) -> None:
@@ -141,7 +145,8 @@ def export_family(
         typer.echo(text)
     else:
         output.write_text(text + "\n")
-        typer.echo(f"wrote {fmt.value} of {len(family.threads)} threads to {output}", err=True)
+        threads = f"{len(family.threads)} thread" + ("" if len(family.threads) == 1 else "s")
+        typer.echo(f"wrote {fmt.value} of {threads} to {output}", err=True)
 
 
 @app.command("export-schema")

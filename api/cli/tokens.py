@@ -21,6 +21,8 @@ import typer
 from api import audit
 from api.audit import Audit
 from api.auth import Scope
+from api.cli import checked
+from api.cli.checked import file_to_write
 from api.cli.checked import settings as checked_settings
 
 EXPIRES_HELP = (
@@ -45,10 +47,16 @@ def _a_scope(scope: str) -> str:
 
 def new_token(
     name: str = typer.Argument(..., help="Who the token is for.", callback=_named),
-    workspace: str = typer.Option("default", help="The workspace it sees."),
+    workspace: str = typer.Option(
+        "default", help="The workspace it sees.", callback=checked.workspace
+    ),
     scope: str = typer.Option("write", help="read, write or admin.", callback=_a_scope),
     append: Annotated[
-        Path | None, typer.Option(help="Append the entry to this tokens file (created if missing).")
+        Path | None,
+        typer.Option(
+            help="Append the entry to this tokens file (created if missing).",
+            callback=file_to_write,
+        ),
     ] = None,
     expires: Annotated[str | None, typer.Option(help=EXPIRES_HELP)] = None,
 ) -> None:

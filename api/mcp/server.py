@@ -89,6 +89,10 @@ def refused_arguments(tool: str, error: ToolError) -> str:
 def build(gateway: Gateway, who: Who) -> MCPServer:
     server = CodedServer(
         name="threadline",
+        # The SDK calls logging.basicConfig at this level: a no-op where the process set
+        # up its logging (serve, mcp), and in a console command's in-process app it would
+        # print every request as an INFO line.
+        log_level="WARNING",
         instructions="Lineage and context of coding-agent threads: read what a handoff left "
         "out (thread_read), see coverage and lineage, plan a start, fork.",
     )

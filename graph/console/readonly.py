@@ -44,11 +44,17 @@ class WriteRefusedError(ConsoleError):
     pass
 
 
+# Plan operators that read nodes or relationships (or the counts Neo4j keeps of them), as
+# opposed to a query that only computes (`RETURN 1`) or calls a procedure.
+GRAPH_READS = ("Scan", "Seek", "Expand", "ById", "CountStore", "ShortestPath")
+
+
 @dataclass(frozen=True)
 class Table:
     columns: list[str]
     rows: list[list[Any]]
     notes: list[str] = field(default_factory=list)
+    reads_graph: bool = False
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
@@ -95,7 +101,8 @@ class ReadOnlyGraph:
                 for status in summary.gql_status_objects
                 if status.is_notification and status.severity is NotificationSeverity.WARNING
             ]
-            return Table(list(result.keys()), rows, notes)
+            reads = any(part in op for op in operators for part in GRAPH_READS)
+            return Table(list(result.keys()), rows, notes, reads)
 
         return self._read(read)
 

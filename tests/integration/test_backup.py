@@ -162,6 +162,10 @@ async def test_the_cli_backs_up_restores_and_refuses_in_one_line(
     assert taken.exit_code == 0, taken.output
     assert canonical(lines(file)) == canonical(lines(SNAPSHOT))
     assert sorted(os.listdir(tmp_path)) == ["cli.jsonl"]  # no partial file left
+    nothing = await cli(neo4j_uri, "backup", "--workspace", "clj", str(tmp_path / "clj.jsonl"))
+    assert nothing.exit_code == 1
+    assert nothing.output.strip() == "workspace 'clj' holds nothing: no snapshot written"
+    assert sorted(os.listdir(tmp_path)) == ["cli.jsonl"]
 
     cut, text = tmp_path / "cut.jsonl", lines(file)
     cut.write_text("\n".join([*text[:-2], text[-2][: len(text[-2]) // 2]]))

@@ -147,6 +147,10 @@ def test_query_names_administration_commands_for_what_they_are(neo4j_uri: str) -
 
 
 def test_a_query_without_workspace_says_it_reads_every_workspace(neo4j_uri: str) -> None:
-    result = cypher(neo4j_uri, "query", "RETURN 1 AS one")
-    assert result.exit_code == 0, result.output
-    assert "does not use $workspace, so it reads every workspace" in result.output
+    for read in ("MATCH (t:Thread) RETURN count(t) AS n", "MATCH (t:Thread) RETURN t.id"):
+        result = cypher(neo4j_uri, "query", read)
+        assert result.exit_code == 0, result.output
+        assert "does not use $workspace, so it reads every workspace" in result.output
+    reads_no_node = cypher(neo4j_uri, "query", "RETURN 1 AS one")
+    assert reads_no_node.exit_code == 0, reads_no_node.output
+    assert "$workspace" not in reads_no_node.output

@@ -20,7 +20,7 @@ from graph.runtime.ports import free_ports
 from graph.store import Store, Tx
 from tests.support.family import Family
 from tests.support.graphql import GraphQLClient, make_app_client
-from tests.support.managed import cli_env
+from tests.support.managed import cli, cli_env
 from tests.support.outage import Outage
 from tests.support.steps import tokens_file
 
@@ -111,13 +111,17 @@ async def threads_by_workspace(store: Store) -> dict[str, int]:
     return {row["workspace"]: row["threads"] for row in await store.read(read)}
 
 
-async def test_demo_command_seeds_only_its_workspace(
-    neo4j_uri: str, gql: GraphQLClient, clean_store: Store
+async def test_demo_command_seeds_only_its_workspace_and_says_nothing_else(
+    neo4j_uri: str, gql: GraphQLClient, clean_store: Store, tmp_path: Path
 ) -> None:
-    result = await invoke(neo4j_uri, "demo", "--workspace", "team-demo")
-    assert result.exit_code == 0, result.output
-    printed = printed_threads(result.output)
-    [root] = re.findall(r"http://127\.0\.0\.1:\d+/lineage\?thread=(thr_\w+)", result.output)
+    # A process of its own: no test harness's logging stands around the in-process app.
+    (idle,) = free_ports(1)
+    env = {**cli_env(neo4j_uri), "THREADLINE_PORT": str(idle)}
+    result = await asyncio.to_thread(cli, tmp_path, "demo", "--workspace", "team-demo", **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    printed = printed_threads(result.stdout)
+    [root] = re.findall(r"http://127\.0\.0\.1:\d+/lineage\?thread=(thr_\w+)", result.stdout)
     assert root == printed["root"]
     assert await threads_by_workspace(clean_store) == {"team-demo": len(printed)}
     # The open service is workspace `default`: it cannot see the demo's threads.
@@ -177,6 +181,18 @@ async def test_a_neo4j_that_does_not_answer_is_one_line(neo4j_uri: str, tmp_path
     )
     line = one_line(result)
     assert f"Neo4j at bolt://127.0.0.1:{port}" in line and "unavailable" in line
+    again = await invoke(
+        neo4j_uri,
+        "demo",
+        "--workspace",
+        "team-demo",
+        THREADLINE_NEO4J_URI=f"bolt://127.0.0.1:{port}",
+        THREADLINE_HOME=str(tmp_path),
+    )
+    assert again.exit_code == 1
+    assert again.output.splitlines()[0] == (
+        "the last `threadline demo` here stopped before the end: carrying on from there"
+    )
 
 
 async def test_an_outage_while_seeding_is_retried_with_the_same_command_ids(

@@ -1,6 +1,6 @@
-"""Commands that write a file (backup, neo4j dump, export --output) refuse a folder, or a
-file in a folder that does not exist, before they do anything: a usage error that names
-it, nothing made on the way and no partial file left."""
+"""Commands that write a file (backup, neo4j dump, export --output, new-token --append)
+refuse a folder, or a file in a folder that does not exist, before they do anything: a
+usage error that names it, nothing made on the way and no partial file left."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ COMMANDS = {
     "backup": ["backup", "--workspace", "default"],
     "neo4j dump": ["neo4j", "dump"],
     "export": ["export", "thr_1", "--output"],
+    "new-token": ["new-token", "someone", "--append"],
 }
 
 
