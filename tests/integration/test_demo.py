@@ -171,24 +171,11 @@ async def test_without_url_the_demo_seeds_the_service_that_answers(
 
 async def test_a_neo4j_that_does_not_answer_is_one_line(neo4j_uri: str, tmp_path: Path) -> None:
     (port,) = free_ports(1)
-    result = await invoke(
-        neo4j_uri,
-        "demo",
-        "--workspace",
-        "team-demo",
-        THREADLINE_NEO4J_URI=f"bolt://127.0.0.1:{port}",
-        THREADLINE_HOME=str(tmp_path),
-    )
+    away = {"THREADLINE_NEO4J_URI": f"bolt://127.0.0.1:{port}", "THREADLINE_HOME": str(tmp_path)}
+    result = await invoke(neo4j_uri, "demo", "--workspace", "team-demo", **away)
     line = one_line(result)
     assert f"Neo4j at bolt://127.0.0.1:{port}" in line and "unavailable" in line
-    again = await invoke(
-        neo4j_uri,
-        "demo",
-        "--workspace",
-        "team-demo",
-        THREADLINE_NEO4J_URI=f"bolt://127.0.0.1:{port}",
-        THREADLINE_HOME=str(tmp_path),
-    )
+    again = await invoke(neo4j_uri, "demo", "--workspace", "team-demo", **away)
     assert again.exit_code == 1
     assert again.output.splitlines()[0] == (
         "the last `threadline demo` here stopped before the end: carrying on from there"
