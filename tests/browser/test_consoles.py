@@ -83,6 +83,22 @@ async def test_graphiql_asks_a_tab_with_no_token_once(
     assert tab.authorizations[-1] == f"Bearer {secured_api.token}"
     assert tab.hosts() == {host_of(secured_api.base)}, tab.urls
 
+    # A subscription goes over the websocket, in whose connection_init the given token rides.
+    subscription = f'subscription {{ threadEvents(threadId: "{demo.family.root}") {{ type }} }}'
+    await page.evaluate(SET_QUERY, subscription)
+    # GraphiQL reads the edit (and its operation) a moment later, then stores the query.
+    await page.wait_for_function(EDIT_READ, arg=subscription)
+    await page.click(".graphiql-execute-button")
+    await result.get_by_text('"threadEvents"').wait_for()
+    assert "UNAUTHENTICATED" not in await result.inner_text()
+
+
+# GraphiQL's query editor is a CodeMirror 5 instance: set its text as a user's paste would.
+SET_QUERY = (
+    "(q) => document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(q)"
+)
+EDIT_READ = "(q) => localStorage.getItem('graphiql:query') === q"
+
 
 async def test_graphiql_closed_without_a_token_asks_again_at_the_next_refusal(
     tab: Tab, demo: Demo, secured_api: Secured
