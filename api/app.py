@@ -65,7 +65,8 @@ def load_providers(settings: Settings) -> ProviderRegistry:
 
 
 def load_tokens(settings: Settings) -> TokenBook:
-    return TokenBook.from_toml(settings.tokens_file.read_text() if settings.tokens_file else None)
+    path = settings.tokens_file
+    return TokenBook.from_toml(path.read_text() if path else None, path)
 
 
 def rate_limits(settings: Settings) -> RateLimits:

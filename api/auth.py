@@ -150,6 +150,21 @@ class TokenEntry(BaseModel):
         )
 
 
+def _entry(number: int, raw: object) -> TokenEntry:
+    """The file's `number`th entry, or one line naming it and every field it gets wrong."""
+    try:
+        return TokenEntry.model_validate(raw)
+    except ValidationError as error:
+        name = raw.get("name") if isinstance(raw, dict) else None
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in e['loc']) or 'the entry'}: "
+            f"{e['msg'].removeprefix('Value error, ')}"
+            for e in error.errors()
+        )
+        named = f" ({name!r})" if isinstance(name, str) else ""
+        raise ValueError(f"entry {number}{named}: {problems}") from error
+
+
 class Authenticator(Protocol):
     """Who a bearer token is: a tokens file read once (`TokenBook`) or kept current."""
 
@@ -177,14 +192,17 @@ class TokenBook:
         return len(self._by_digest or {})
 
     @classmethod
-    def from_toml(cls, text: str | None) -> TokenBook:
+    def from_toml(cls, text: str | None, source: object = None) -> TokenBook:
+        """The book of a tokens file's `text` (None: open); `source`, the file, is named in
+        the one-line refusal of a file that is not valid."""
         if text is None:
             return cls(None)
         try:
             raw = tomllib.loads(text).get("tokens", [])
-            return cls([TokenEntry.model_validate(entry) for entry in raw])
-        except (tomllib.TOMLDecodeError, ValidationError, ValueError) as error:
-            raise ValueError(f"Invalid tokens file: {error}") from error
+            return cls([_entry(number, entry) for number, entry in enumerate(raw, 1)])
+        except (tomllib.TOMLDecodeError, ValueError) as error:
+            where = f" {source}" if source is not None else ""
+            raise ValueError(f"Invalid tokens file{where}: {error}") from error
 
     def authenticate(self, authorization: str | None, now: datetime | None = None) -> Principal:
         if self._by_digest is None:

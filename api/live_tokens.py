@@ -39,7 +39,7 @@ class LiveTokens:
         self._check_s = check_s
         # The first read fails loudly: a service must not start on a broken tokens file.
         self._seen = signature(path) if path else None
-        self._book = TokenBook.from_toml(path.read_text() if path else None)
+        self._book = TokenBook.from_toml(path.read_text() if path else None, path)
         self._next_check = time.monotonic() + check_s
 
     @property
@@ -65,7 +65,7 @@ class LiveTokens:
             return
         self._seen = seen
         try:
-            book = TokenBook.from_toml(self._path.read_text())
+            book = TokenBook.from_toml(self._path.read_text(), self._path)
         except (OSError, ValueError) as error:
             reason = f"kept the last good tokens ({len(self._book)}): {error}"
             log.error("The tokens file %s was not reloaded: %s", self._path, reason)

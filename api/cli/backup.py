@@ -109,12 +109,14 @@ def restore_workspace(
 
 def _run(work: Callable[[Store], Awaitable[T]]) -> T:
     from api.app import connect_store
-    from api.cli.target import quiet_driver_notifications
+    from api.cli.target import neo4j_target, quiet_driver_notifications, say
 
     quiet_driver_notifications()
 
     async def run() -> T:
-        store = connect_store(checked_settings())
+        settings = checked_settings()
+        neo4j_target(settings, announce=say)  # the managed one is started saying so
+        store = connect_store(settings)
         try:
             return await work(store)
         finally:

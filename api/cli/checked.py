@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from pydantic import ValidationError
 
-from api.auth import workspace_name
+from api.auth import TokenBook, workspace_name
 from api.settings import Settings
 
 
@@ -21,6 +21,26 @@ def settings() -> Settings:
             for e in error.errors()
         )
         typer.echo(f"Invalid setting: {problems}", err=True)
+        raise typer.Exit(2) from error
+
+
+def tokens(settings: Settings) -> TokenBook:
+    """The tokens file's book (open without one), or one line on what is wrong, exit 2."""
+    from api.app import load_tokens  # the app loads only for a command that serves it
+
+    path = settings.tokens_file
+    if path is not None and not path.is_file():
+        what = "is a directory" if path.is_dir() else "does not exist"
+        typer.echo(
+            f"THREADLINE_TOKENS_FILE {path} {what}: create it with "
+            f"`threadline new-token NAME --workspace W --append {path}`.",
+            err=True,
+        )
+        raise typer.Exit(2)
+    try:
+        return load_tokens(settings)
+    except (OSError, ValueError) as error:
+        typer.echo(str(error), err=True)
         raise typer.Exit(2) from error
 
 

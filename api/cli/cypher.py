@@ -10,7 +10,7 @@ import typer
 
 from api.cli import checked
 from api.cli.output import OutputFormat, render
-from api.cli.target import neo4j_target, quiet_driver_notifications
+from api.cli.target import neo4j_target, quiet_driver_notifications, say
 from api.settings import Settings
 from graph.console import analysis, readonly
 from graph.runtime.local_neo4j import LocalNeo4jError
@@ -81,7 +81,7 @@ def ad_hoc(
 def _read(text: str, values: dict[str, Any]) -> readonly.Table:
     quiet_driver_notifications()
     try:
-        target = neo4j_target(Settings(), announce=lambda line: typer.echo(line, err=True))
+        target = neo4j_target(Settings(), announce=say)
         with readonly.connect(target.uri, target.auth, target.database) as graph:
             return graph.run(text, values)
     except readonly.WriteRefusedError as error:

@@ -71,13 +71,15 @@ class DemoStopped(RuntimeError):
 
     def __init__(self, step: str, cause: str, family: DemoFamily) -> None:
         left = ", ".join(f"{role} {ident}" for role, ident in family.threads.items())
+        cause = cause.rstrip(".")
         if cause.startswith(("UNAUTHENTICATED", "FORBIDDEN")):
             cause += " (give a write token of the workspace: --token or THREADLINE_TOKEN)"
+        count = len(family.threads)
         super().__init__(
             f"The demo stopped at step {step}: {cause}. "
             + (
-                f"It left {len(family.threads)} threads ({left}); "
-                "run `threadline demo` again to finish the family."
+                f"It left {count} thread{'s' if count > 1 else ''} ({left}); "
+                "run the same command again to finish the family."
                 if left
                 else "It left no thread."
             )

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -54,10 +55,14 @@ async def in_process(settings: Settings, workspace: str) -> AsyncIterator[Thread
     """The app built from `settings`, driven in-process, writing into `workspace`.
 
     A one-off token for the workspace goes through the app's own access control, as
-    any client's would; it lives in a temporary tokens file only while seeding.
+    any client's would; it lives in a temporary tokens file only while seeding. The
+    managed Neo4j, when it is the one used, is started saying so.
     """
+    from api.cli.target import neo4j_target, say
+
+    neo4j_target(settings, announce=say)
     token = secrets.token_urlsafe(24)
-    with tempfile.TemporaryDirectory(prefix="threadline-demo-") as folder:
+    with tempfile.TemporaryDirectory(prefix="threadline-demo-") as folder, _unlogged():
         tokens = Path(folder) / "tokens.toml"
         tokens.write_text(
             "[[tokens]]\n"
@@ -79,6 +84,22 @@ async def in_process(settings: Settings, workspace: str) -> AsyncIterator[Thread
             coded_errors(typed_client(http)) as client,
         ):
             yield client
+
+
+@contextmanager
+def _unlogged() -> Iterator[None]:
+    """No log lines from an in-process app: its command says what happened, in one line.
+    A process that logs somewhere already (a test run) keeps doing so."""
+    root = logging.getLogger()
+    if root.handlers:
+        yield
+        return
+    dropped = logging.NullHandler()
+    root.addHandler(dropped)
+    try:
+        yield
+    finally:
+        root.removeHandler(dropped)
 
 
 def service_base(url: str) -> str:
@@ -119,9 +140,10 @@ async def remote(url: str, token: str | None) -> AsyncIterator[ThreadlineClient]
 
 @dataclass(frozen=True)
 class Resume:
-    """The key of a demo seeding that has not finished, per target (a service's URL, or a
-    Neo4j and workspace): a rerun sends the same commandIds, so the steps already done are
-    answered from their receipts and the family is finished, not started again."""
+    """The key of a demo seeding that has not finished, per target (a service's URL and
+    token, or a Neo4j and workspace): a rerun sends the same commandIds, so the steps
+    already done are answered from their receipts and the family is finished, not started
+    again. A seeding that left no thread leaves no key."""
 
     folder: Path
     target: str

@@ -50,6 +50,7 @@ def import_file(
 
     from api.cli.demo_client import DemoError, in_process, remote
     from api.cli.target import quiet_driver_notifications
+    from graph.runtime.local_neo4j import LocalNeo4jError
     from resolvers.imports.pieces import pieces
     from resolvers.imports.plan import parse
 
@@ -79,8 +80,9 @@ def import_file(
 
     try:
         answers = asyncio.run(send())
-    except (DemoError, OSError) as error:
-        typer.echo(f"The import failed: {error}", err=True)
+    except (DemoError, LocalNeo4jError, ThreadlineError, OSError) as error:
+        reason = error.message if isinstance(error, ThreadlineError) else str(error)
+        typer.echo(f"The import failed: {' '.join(reason.split())}", err=True)
         raise typer.Exit(1) from error
     imported = sum(a.imported_runs for a in answers)
     skipped = sum(a.skipped_runs for a in answers)

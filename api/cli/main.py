@@ -61,9 +61,12 @@ def demo(
     if url is None and workspace == OPEN_WORKSPACE and readiness(f"{running}/readyz")[0]:
         url = running
         typer.echo(f"seeding the service at {running}")
-    target = service_base(url) if url else f"{settings.neo4j_uri or settings.home} {workspace}"
-    resume = Resume(settings.home / "demo", target)
-    if resume.pending():
+    # What a rerun must match to carry on: the service and the token (its workspace), or
+    # the Neo4j and the workspace.
+    target = f"{service_base(url)} {token}" if url else str(settings.neo4j_uri or settings.home)
+    resume = Resume(settings.home / "demo", f"{target} {workspace}")
+    carried = resume.pending()
+    if carried:
         typer.echo("the last `threadline demo` here stopped before the end: carrying on from there")
     key = resume.begin()
 
@@ -75,9 +78,13 @@ def demo(
     try:
         family = asyncio.run(seed())
     except DemoStopped as stopped:
+        if not (carried or stopped.family.threads):  # nothing for a rerun to carry on
+            resume.done()
         typer.echo(_one_line(str(stopped)), err=True)
         raise typer.Exit(1) from stopped
     except (DemoError, LocalNeo4jError, ThreadlineError, OSError) as error:
+        if not carried:  # it could not begin: nothing for a rerun to carry on
+            resume.done()
         if isinstance(error, LocalNeo4jError):  # its one line, then the tail of Neo4j's log
             reason = str(error)
         elif isinstance(error, ThreadlineError):  # in-process: the Neo4j it was given
@@ -126,12 +133,12 @@ def export_family(
     """Write a thread family's lineage and coverage (read-only, from Neo4j)."""
     from api.cli.export import load_family
     from api.cli.export_formats import render
-    from api.cli.target import neo4j_target, quiet_driver_notifications
+    from api.cli.target import neo4j_target, quiet_driver_notifications, say
     from graph.console import readonly
 
     quiet_driver_notifications()
     try:
-        target = neo4j_target(Settings(), announce=lambda line: typer.echo(line, err=True))
+        target = neo4j_target(Settings(), announce=say)
         with readonly.connect(target.uri, target.auth, target.database) as graph:
             family = load_family(graph, thread_id, workspace)
     except (readonly.ConsoleError, LocalNeo4jError) as error:

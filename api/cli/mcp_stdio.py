@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from api.cli import checked
 from api.cli.checked import settings as checked_settings
 from graph.errors import ThreadlineError
 
@@ -24,10 +25,10 @@ TOKEN_ENV = "THREADLINE_TOKEN"
 
 
 def principal(settings: Settings) -> Principal:
-    from api.app import load_tokens
-
+    """The one caller this process serves: the holder of THREADLINE_TOKEN (a tokens file
+    that is missing or not valid is one line, exit 2)."""
     token = os.environ.get(TOKEN_ENV)
-    return load_tokens(settings).authenticate(f"Bearer {token}" if token else None)
+    return checked.tokens(settings).authenticate(f"Bearer {token}" if token else None)
 
 
 async def _serve(settings: Settings, caller: Principal) -> None:
@@ -47,12 +48,12 @@ def serve_stdio() -> None:
     from api.process.logs import logging_config
 
     settings = checked_settings()
-    # The log lines `serve` writes, on stderr: without them every start printed the
-    # driver's note on each schema statement whose index was already made.
-    logging.config.dictConfig(logging_config(settings.log_format, settings.log_level))
     try:
         caller = principal(settings)
     except ThreadlineError as error:
         typer.echo(f"{error.message} Set {TOKEN_ENV} to a token of the tokens file.", err=True)
         raise typer.Exit(2) from error
+    # The log lines `serve` writes, on stderr: without them every start printed the
+    # driver's note on each schema statement whose index was already made.
+    logging.config.dictConfig(logging_config(settings.log_format, settings.log_level))
     asyncio.run(_serve(settings, caller))

@@ -9,7 +9,7 @@ import typer
 import uvicorn
 from neo4j.exceptions import DriverError, Neo4jError
 
-from api.cli import stages
+from api.cli import checked, stages
 from api.cli.checked import settings as checked_settings
 from api.cli.managed_neo4j import start
 from api.process.logs import logging_config
@@ -45,19 +45,6 @@ def _check_neo4j_credentials(settings: Settings) -> None:
         return
 
 
-def _check_tokens_file(settings: Settings) -> None:
-    path = settings.tokens_file
-    if path is None or path.is_file():
-        return
-    what = "is a directory" if path.is_dir() else "does not exist"
-    typer.echo(
-        f"THREADLINE_TOKENS_FILE {path} {what}: create it with "
-        f"`threadline new-token NAME --workspace W --append {path}`.",
-        err=True,
-    )
-    raise typer.Exit(2)
-
-
 def serve(
     host: str | None = typer.Option(None, help="Bind address (default THREADLINE_HOST)."),
     port: int | None = typer.Option(None, help="Port (default THREADLINE_PORT)."),
@@ -66,7 +53,7 @@ def serve(
     ),
 ) -> None:
     """Run the GraphQL API; starts the local Neo4j when THREADLINE_NEO4J_URI is unset."""
-    from api.app import create_app, load_tokens
+    from api.app import create_app
     from api.auth import refuse_open_public_bind
 
     settings = checked_settings()
@@ -76,11 +63,11 @@ def serve(
         settings.port = port
     if workers:
         settings.workers = workers
-    _check_tokens_file(settings)
+    tokens = checked.tokens(settings)
     _refuse_taken_port(settings)
     _check_neo4j_credentials(settings)
     try:
-        refuse_open_public_bind(settings.host, load_tokens(settings))
+        refuse_open_public_bind(settings.host, tokens)
     except ValueError as error:
         typer.echo(str(error), err=True)
         raise typer.Exit(2) from error

@@ -6,6 +6,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import typer
+
 from api.settings import Settings
 
 
@@ -27,7 +29,10 @@ def neo4j_target(settings: Settings, announce: Callable[[str], None] | None = No
         return Neo4jTarget(settings.neo4j_uri, auth, settings.neo4j_database)
     local = settings.local_neo4j()
     if not local.is_running() and announce is not None:
-        announce("THREADLINE_NEO4J_URI is unset: starting the managed local Neo4j...")
+        announce(
+            "THREADLINE_NEO4J_URI is unset: starting the managed local Neo4j "
+            "(it keeps running; `threadline neo4j stop` stops it)..."
+        )
     local.start()
     return Neo4jTarget(local.uri, local.credentials(), "neo4j")
 
@@ -35,3 +40,8 @@ def neo4j_target(settings: Settings, announce: Callable[[str], None] | None = No
 def quiet_driver_notifications() -> None:
     """The driver logs every server notification as a warning; consoles print their own."""
     logging.getLogger("neo4j.notifications").setLevel(logging.ERROR)
+
+
+def say(line: str) -> None:
+    """How a console command says what it does besides its answer: on stderr."""
+    typer.echo(line, err=True)

@@ -1,4 +1,5 @@
-"""`new-token --append` builds a working tokens file; a missing one stops `serve` in one line."""
+"""`new-token --append` builds a working tokens file; a missing or bad one stops `serve`
+and `mcp` in one line."""
 
 from __future__ import annotations
 
@@ -58,17 +59,35 @@ def test_an_entry_the_service_would_refuse_is_never_printed(args: list[str], sai
     assert "shown once" not in result.output
 
 
+@pytest.mark.parametrize("command", ["serve", "mcp"])
 @pytest.mark.parametrize("kind", ["missing", "directory"])
-def test_serve_without_its_tokens_file_says_how_to_make_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+def test_a_server_without_its_tokens_file_says_how_to_make_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, command: str
 ) -> None:
     # What Docker leaves when it bind-mounts a file that does not exist: a directory.
     tokens_file = tmp_path / "tokens.toml"
     if kind == "directory":
         tokens_file.mkdir()
     monkeypatch.setenv("THREADLINE_TOKENS_FILE", str(tokens_file))
-    result = runner.invoke(app, ["serve"])
+    result = runner.invoke(app, [command])
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
     assert str(tokens_file) in line
     assert f"--append {tokens_file}" in line
+
+
+@pytest.mark.parametrize("command", ["serve", "mcp"])
+def test_a_server_refuses_a_bad_entry_in_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    tokens_file = tmp_path / "tokens.toml"
+    new_token("ci-bot", "--workspace", "team-a", "--append", str(tokens_file))
+    bad = tokens_file.read_text().replace('"team-a"', '"team a"').replace("ci-bot", "ci bot")
+    tokens_file.write_text(bad)
+    monkeypatch.setenv("THREADLINE_TOKENS_FILE", str(tokens_file))
+    result = runner.invoke(app, [command])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        f"Invalid tokens file {tokens_file}: entry 1 ('ci bot'): workspace: 'team a' is not a "
+        "workspace name: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+    ]
