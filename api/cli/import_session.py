@@ -81,8 +81,10 @@ def import_file(
     try:
         answers = asyncio.run(send())
     except (DemoError, LocalNeo4jError, ThreadlineError, OSError) as error:
-        reason = error.message if isinstance(error, ThreadlineError) else str(error)
-        typer.echo(f"The import failed: {' '.join(reason.split())}", err=True)
+        # Neo4j's own error is one line; a managed Neo4j that would not start, its line
+        # and then the tail of its log.
+        reason = " ".join(error.message.split()) if isinstance(error, ThreadlineError) else error
+        typer.echo(f"The import failed: {reason}", err=True)
         raise typer.Exit(1) from error
     imported = sum(a.imported_runs for a in answers)
     skipped = sum(a.skipped_runs for a in answers)
