@@ -30,9 +30,14 @@ def tokens(settings: Settings) -> TokenBook:
 
     path = settings.tokens_file
     if path is not None and not path.is_file():
-        what = "is a directory" if path.is_dir() else "does not exist"
+        # A folder is what Docker leaves when it bind-mounts a file that does not exist.
+        what = (
+            "is a folder, not a file: remove it, then create the file"
+            if path.is_dir()
+            else "does not exist: create it"
+        )
         typer.echo(
-            f"THREADLINE_TOKENS_FILE {path} {what}: create it with "
+            f"THREADLINE_TOKENS_FILE {path} {what} with "
             f"`threadline new-token NAME --workspace W --append {path}`.",
             err=True,
         )

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import httpx
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
 from threadline_client import (
     CheckpointInput,
     HistoryMode,
@@ -38,6 +37,7 @@ from threadline_client.exceptions import GraphQLClientError, GraphQLClientGraphQ
 from threadline_client.fragments import Started
 
 from api.cli import demo_runs as spec
+from api.cli.demo_client import RETRY_S, retried
 from api.cli.demo_runs import RunSpec
 
 ROOT_TITLE = "Checkout: stop double charges on payment retries"
@@ -63,9 +63,6 @@ class DemoFamily:
         return next(role for role, ident in self.threads.items() if ident == thread_id)
 
 
-RETRY_S = 60.0  # how long one step is retried while the service answers UNAVAILABLE
-
-
 class DemoStopped(RuntimeError):
     """A step failed for good: which one, why, and the threads seeded before it."""
 
@@ -86,13 +83,6 @@ class DemoStopped(RuntimeError):
         )
         self.step = step
         self.family = family
-
-
-def _transient(error: BaseException) -> bool:
-    """Worth another try with the same commandId: Neo4j or the service away for a while."""
-    if isinstance(error, GraphQLClientGraphQLMultiError):
-        return any((e.extensions or {}).get("code") == "UNAVAILABLE" for e in error.errors)
-    return isinstance(error, httpx.TransportError)
 
 
 def _reason(error: BaseException) -> str:
@@ -119,19 +109,10 @@ class _Seeder:
     async def call(self, step: str, send: Callable[[str], Awaitable[T]]) -> T:
         self.steps += 1
         command_id = f"demo-{self.key}-{self.steps}"
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(_transient),
-            wait=wait_exponential(multiplier=0.2, max=5),
-            stop=stop_after_delay(self.retry_s),
-            reraise=True,
-        )
         try:
-            async for attempt in retrying:
-                with attempt:
-                    return await send(command_id)
+            return await retried(lambda: send(command_id), self.retry_s)
         except (GraphQLClientError, httpx.HTTPError) as error:
             raise DemoStopped(f"{self.steps} ({step})", _reason(error), self.family) from error
-        raise AssertionError("tenacity ends with a result or an error")  # pragma: no cover
 
     async def thread(self, role: str, title: str) -> str:
         created = await self.call(

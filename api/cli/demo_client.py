@@ -9,22 +9,50 @@ import json
 import logging
 import secrets
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 import httpx
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
 from threadline_client import ThreadlineClient
 from threadline_client.async_base_client import HttpClient
 from threadline_client.exceptions import GraphQLClientError, GraphQLClientGraphQLMultiError
 
 from api.settings import Settings
 
+RETRY_S = 60.0  # how long one request is retried while the service answers UNAVAILABLE
+T = TypeVar("T")
+
 
 class DemoError(RuntimeError):
     """The service answered a demo step with an error."""
+
+
+def transient(error: BaseException) -> bool:
+    """Worth another try with the same commandId: Neo4j or the service away for a while
+    (a Neo4j just started may also be too slow for the first statements)."""
+    if isinstance(error, GraphQLClientGraphQLMultiError):
+        return any((e.extensions or {}).get("code") == "UNAVAILABLE" for e in error.errors)
+    return isinstance(error, httpx.TransportError)
+
+
+async def retried(send: Callable[[], Awaitable[T]], retry_s: float = RETRY_S) -> T:
+    """`send`'s answer, asked again while it fails with a `transient` error for up to
+    `retry_s` seconds. `send` must carry a commandId, so that a retry of a write that did
+    commit answers from its receipt instead of writing twice."""
+    retrying = AsyncRetrying(
+        retry=retry_if_exception(transient),
+        wait=wait_exponential(multiplier=0.2, max=5),
+        stop=stop_after_delay(retry_s),
+        reraise=True,
+    )
+    async for attempt in retrying:
+        with attempt:
+            return await send()
+    raise AssertionError("tenacity ends with a result or an error")  # pragma: no cover
 
 
 def typed_client(http: httpx.AsyncClient) -> ThreadlineClient:

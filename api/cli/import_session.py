@@ -4,9 +4,11 @@ pieces of whole runs so that a long session fits the service's request limit."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,6 +16,10 @@ from api.cli import checked
 from api.cli.checked import settings as checked_settings
 from graph.errors import ThreadlineError
 from graph.models import SessionFormat
+
+if TYPE_CHECKING:
+    from threadline_client import ThreadlineClient
+    from threadline_client.import_session import ImportSessionImportSession
 
 
 class FileFormat(StrEnum):
@@ -45,8 +51,6 @@ def import_file(
 ) -> None:
     """Import a Claude Code session (~/.claude/projects/...) or a Codex rollout
     (~/.codex/sessions/...); importing it again adds only its new runs."""
-    from threadline_client import SessionFormat as ClientFormat
-    from threadline_client.import_session import ImportSessionImportSession
 
     from api.cli.demo_client import DemoError, in_process, remote
     from api.cli.target import quiet_driver_notifications
@@ -66,17 +70,8 @@ def import_file(
 
     async def send() -> list[ImportSessionImportSession]:
         connected = remote(url, token) if url else in_process(settings, workspace)
-        answers = []
         async with connected as client:
-            for piece in cut:
-                found = await client.import_session(
-                    format=ClientFormat(session_format.value),
-                    content=piece,
-                    thread_id=thread_id,
-                    title=title,
-                )
-                answers.append(found.import_session)
-        return answers
+            return await send_pieces(client, session_format, cut, thread_id, title)
 
     try:
         answers = asyncio.run(send())
@@ -90,3 +85,31 @@ def import_file(
     skipped = sum(a.skipped_runs for a in answers)
     thread = answers[-1].thread.id
     typer.echo(f"thread {thread}: {imported} runs imported, {skipped} already there")
+
+
+async def send_pieces(
+    client: ThreadlineClient,
+    session_format: SessionFormat,
+    cut: list[str],
+    thread_id: str | None,
+    title: str | None,
+) -> list[ImportSessionImportSession]:
+    """Each piece in turn, with a commandId of this import's own: a piece retried after
+    UNAVAILABLE (a Neo4j just started, or away for a moment) is never imported twice."""
+    from threadline_client import SessionFormat as ClientFormat
+
+    from api.cli.demo_client import retried
+
+    run_key = secrets.token_hex(8)
+
+    async def one(number: int, piece: str) -> ImportSessionImportSession:
+        found = await client.import_session(
+            format=ClientFormat(session_format.value),
+            content=piece,
+            thread_id=thread_id,
+            title=title,
+            command_id=f"import-{run_key}-{number}",
+        )
+        return found.import_session
+
+    return [await retried(partial(one, n, p)) for n, p in enumerate(cut, start=1)]

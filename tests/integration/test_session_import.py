@@ -11,13 +11,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from api.cli.demo_client import typed_client
+from api.cli.import_session import send_pieces
 from api.settings import Settings
+from graph.models import SessionFormat
 from graph.store import Store
 from resolvers.imports import claude_code
 from resolvers.imports.pieces import pieces
 from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.outage import Outage
 from tests.support.steps import As, start, tokens_file
 
 SESSIONS = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
@@ -200,3 +205,22 @@ async def test_the_cli_sends_a_long_session_in_pieces(live_api: str, live: Graph
     assert len([e for e in events if e["type"] == "session.imported"]) == len(expected)
     again = await asyncio.to_thread(cli, command)
     assert "0 runs imported, 3 already there" in again.stdout
+
+
+async def test_pieces_sent_through_an_outage_are_imported_once(
+    http: httpx.AsyncClient, gql: GraphQLClient
+) -> None:
+    """The first piece is refused UNAVAILABLE before it runs (as from a Neo4j just started),
+    the second commits but its answer is lost: each is sent again with its commandId, and
+    each run is imported once."""
+    content = text("claude_code_longer.jsonl")
+    cut = pieces(content, claude_code.parse(content), 10_000)
+    outage = Outage(http, away=range(1, 3), committed=range(2, 3))
+    async with outage.client() as flaky:
+        answers = await send_pieces(
+            typed_client(flaky), SessionFormat.CLAUDE_CODE_JSONL, cut, "through", None
+        )
+    assert outage.refused == 2
+    assert sum(a.imported_runs for a in answers) == 3
+    events = (await gql(EVENTS, t="through"))["events"]
+    assert len([e for e in events if e["type"] == "session.imported"]) == len(cut)

@@ -74,6 +74,11 @@ def test_a_server_without_its_tokens_file_says_how_to_make_one(
     (line,) = result.stderr.strip().splitlines()
     assert str(tokens_file) in line
     assert f"--append {tokens_file}" in line
+    if kind == "directory":  # the advice works once the folder is gone
+        assert "remove it" in line
+        tokens_file.rmdir()
+    new_token("ci-bot", "--workspace", "team-a", "--append", str(tokens_file))
+    assert tokens_file.is_file()
 
 
 @pytest.mark.parametrize("command", ["serve", "mcp"])

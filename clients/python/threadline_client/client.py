@@ -472,15 +472,17 @@ class ThreadlineClient(AsyncBaseClient):
         content: str,
         thread_id: Union[Optional[str], UnsetType] = UNSET,
         title: Union[Optional[str], UnsetType] = UNSET,
+        command_id: Union[Optional[str], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> ImportSession:
         query = gql("""
-            mutation ImportSession($format: SessionFormat!, $content: String!, $threadId: ID, $title: String) {
+            mutation ImportSession($format: SessionFormat!, $content: String!, $threadId: ID, $title: String, $commandId: String) {
               importSession(
                 format: $format
                 content: $content
                 threadId: $threadId
                 title: $title
+                commandId: $commandId
               ) {
                 thread {
                   id
@@ -495,6 +497,7 @@ class ThreadlineClient(AsyncBaseClient):
             "content": content,
             "threadId": thread_id,
             "title": title,
+            "commandId": command_id,
         }
         response = await self.execute(
             query=query, operation_name="ImportSession", variables=variables, **kwargs
