@@ -59,6 +59,18 @@ def chosen_thread_id(ident: str) -> str:
     return ident
 
 
+def named_ref(ref: str, what: str = "nativeRef") -> str:
+    """A provider's own id for a thread (its session id): INVALID_INPUT when it is empty or
+    starts or ends with whitespace, as no provider's id does. A blank one attached would be
+    resumed as if it named a session, and lock the provider thread to it."""
+    if not ref or ref != ref.strip():
+        raise invalid(
+            f"{what} {ref!r} is empty or starts or ends with whitespace: send the provider's "
+            "own id for its thread (its session id) as the provider gave it."
+        )
+    return ref
+
+
 def request_clean_context(draft: Draft, state: ThreadState) -> None:
     draft.change(ThreadChange(id=state.thread.id, cleanContextRequested=True))
     draft.event(state.thread.id, events.CleanContextRequested())
@@ -83,6 +95,7 @@ def attach(
     native_ref: str,
     history_mode: HistoryMode,
 ) -> ProviderThreadNode:
+    named_ref(native_ref)
     if pt.nativeRef and pt.nativeRef != native_ref:
         raise conflict(f"Provider thread {pt.id} is already attached to {pt.nativeRef!r}.")
     if pt.status in (ProviderThreadStatus.FAILED, ProviderThreadStatus.STALE):

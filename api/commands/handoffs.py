@@ -11,6 +11,7 @@ from graph.errors import not_found
 from graph.models import HandoffNode, ProviderThreadNode, RunDigest, ThreadState, TransferNode
 from graph.store import Tx
 from resolvers.handoffs import replacement as handoff_plans
+from resolvers.handoffs.budget import refitted
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.providers import ProviderCapabilities
 from resolvers.start import transfers
@@ -40,7 +41,7 @@ async def submit_handoff_summary(
     caller.providers.get(created_by_provider)
     # What the text covers, to grade it by: the material a regeneration would summarise.
     found = await _replanned(tx, caller, handoff_id)
-    handoff_plans.check_submitted(summary_text, found.provider)
+    handoff_plans.check_submitted(summary_text, found.provider, found.plan.allowedTokens)
     draft = caller.draft()
     ident = handoff_plans.replace(
         draft,
@@ -80,7 +81,7 @@ async def _replanned(tx: Tx, caller: Caller, handoff_id: str) -> Replanned:
         caller,
         lambda content: transfers.replan(handoff, transfer, state, related, provider, content),
     )
-    return Replanned(state, handoff, target, provider, plan)
+    return Replanned(state, handoff, target, provider, refitted(plan, handoff, state.handoffs))
 
 
 async def _handoff(

@@ -21,9 +21,10 @@ from api.settings import Settings
 from graph.errors import invalid
 from graph.store import deadline_in
 
-# Arguments that carry prose or summaries; every other string is a name, id or ref.
+# Arguments that carry prose or summaries, by their GraphQL names (the names the root
+# field's arguments arrive under); every other string is a name, id or ref.
 TEXT_ARGUMENTS = frozenset(
-    {"input", "reason", "task", "result", "summary_text", "text", "attributes"}
+    {"input", "reason", "task", "result", "summaryText", "text", "attributes"}
 )
 # Arguments that carry a whole file: bounded by the request body's limit alone.
 FILE_ARGUMENTS = frozenset({"content"})

@@ -17,7 +17,14 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.errors import ErrorCode, ThreadlineError
-from graph.models import ContextBudget, ContextUsage, ContextWindowSource, ProviderThreadNode
+from graph.models import (
+    ContextBudget,
+    ContextUsage,
+    ContextWindowSource,
+    HandoffHead,
+    HandoffStatus,
+    ProviderThreadNode,
+)
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.providers import ProviderCapabilities
 
@@ -117,3 +124,25 @@ def fitted(handoffs: Sequence[PlannedHandoff], budget: ContextBudget) -> list[Pl
         shared.append(handoff.model_copy(update={"allowedTokens": allowed}))
         spare -= handoff.summary.tokenEstimate - handoff.summary.protectedTokens
     return shared
+
+
+def refitted(
+    plan: PlannedHandoff, handoff: HandoffHead, handoffs: Sequence[HandoffHead]
+) -> PlannedHandoff:
+    """`plan`, the handoff made again (regenerated, or the material a submitted text is
+    graded by), fitted to the share of its start's budget it may take: the budget less what
+    the other READY handoffs that start injects hold. A handoff made before budgets keeps
+    the provider's cap alone."""
+    if handoff.budget is None:
+        return plan
+    others = sum(
+        other.tokenEstimate
+        for other in handoffs
+        if handoff.targetRunId is not None
+        and other.targetRunId == handoff.targetRunId
+        and other.id != handoff.id
+        and other.status is HandoffStatus.READY
+    )
+    left = max(0, handoff.budget.budgetTokens - others)
+    [fitted_plan] = fitted([plan], handoff.budget.model_copy(update={"budgetTokens": left}))
+    return fitted_plan

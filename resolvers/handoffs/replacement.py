@@ -65,14 +65,19 @@ def target_of(handoff: HandoffNode, state: ThreadState) -> ProviderThreadNode:
     return pt
 
 
-def check_submitted(summary_text: str, target: ProviderCapabilities) -> None:
+def check_submitted(
+    summary_text: str, target: ProviderCapabilities, allowed_tokens: int | None = None
+) -> None:
+    """INVALID_INPUT for an empty text, or one over its share of its start's budget
+    (`allowed_tokens`), else the target provider's cap on one handoff."""
     if not summary_text.strip():
         raise invalid("The summary is empty; submit the text the provider wrote.")
     estimate = token_estimate(summary_text)
-    if estimate > target.max_handoff_tokens:
+    limit = target.max_handoff_tokens if allowed_tokens is None else allowed_tokens
+    if estimate > limit:
         raise invalid(
-            f"The summary is about {estimate} tokens; the target provider accepts at most "
-            f"{target.max_handoff_tokens}."
+            f"The summary is about {estimate} tokens; this handoff may take at most {limit} "
+            "(its share of the start's context budget, within the target provider's cap)."
         )
 
 

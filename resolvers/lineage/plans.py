@@ -27,6 +27,7 @@ from resolvers.content import Content
 from resolvers.draft import Draft
 from resolvers.lineage import divergence, points
 from resolvers.providers import ProviderRegistry
+from resolvers.runs import named_ref
 from resolvers.start import transfers
 
 TITLE_LIMIT = 80
@@ -113,6 +114,7 @@ def record_native_subagent(
     native_ref: str,
     title: str | None,
 ) -> ThreadNode:
+    named_ref(native_ref)
     child = _child(draft, parent, ThreadRelationship.SUBAGENT, Actor.AGENT, title)
     pt = ProviderThreadNode(
         id=draft.new_id("pth"),

@@ -129,3 +129,47 @@ async def test_a_native_thread_that_never_reported_holds_what_threadline_sent_it
 DECISION = {"kind": "DECISION", "text": "d" * 40}
 HANDOFFS = """query($t: ID!) { thread(id: $t) { providerThreads {
   id heldTokens handoffs { tokenEstimate } } } }"""
+
+
+@pytest.fixture
+async def with_tiny(clean_store: Store, tmp_path: Path) -> AsyncIterator[GraphQLClient]:
+    providers = tmp_path / "providers.toml"
+    providers.write_text('[providers.claude.models]\n"claude-tiny" = 16400\n')
+    async with make_app_client(clean_store, Settings(providers_file=providers)) as http:
+        yield GraphQLClient(http)
+
+
+REGENERATE = """mutation($h: ID!) { regenerateHandoff(handoffId: $h) {
+  id tokenEstimate omitted { index } budget { budgetTokens } } }"""
+SUBMIT_TEXT = """mutation($h: ID!, $text: String!) {
+  submitHandoffSummary(handoffId: $h, summaryText: $text, createdByProvider: "codex") {
+    id tokenEstimate } }"""
+
+
+async def test_a_handoff_made_again_keeps_to_its_starts_budget(with_tiny: GraphQLClient) -> None:
+    """Window 16,400 less the 16,000 reserve: 400 tokens. The handoff the start made, the
+    one regenerated from it and a text submitted for it all keep to them."""
+    gql = with_tiny
+    thread = await new_thread(gql)
+    decisions = [{"kind": "DECISION", "text": f"decision {n}: " + "x" * 200} for n in range(30)]
+    await run_once(gql, thread, "codex", "step one", items=decisions)
+    switch = await started(gql, thread, "claude", "claude-tiny")
+    assert switch["budget"] == budget(16_400, "MODEL", 0, 16_000)
+    [made] = switch["handoffs"]
+    assert made["tokenEstimate"] <= 400
+    handoff_id = (await gql(HANDOFF_ID, t=thread))["thread"]["providerThreads"]
+    [first] = [h["id"] for pt in handoff_id for h in pt["handoffs"]]
+
+    again = (await gql(REGENERATE, h=first))["regenerateHandoff"]
+    assert again["id"] != first and again["budget"] == {"budgetTokens": 400}
+    assert again["tokenEstimate"] <= 400 and again["omitted"]
+
+    too_long = "- a decision kept in full\n" * 100  # about 650 tokens
+    refused = await gql.refused("INVALID_INPUT", SUBMIT_TEXT, h=again["id"], text=too_long)
+    assert "at most 400" in refused["message"]
+    fits = "- the decisions, in short\n" * 40  # about 260 tokens
+    submitted = (await gql(SUBMIT_TEXT, h=again["id"], text=fits))["submitHandoffSummary"]
+    assert submitted["tokenEstimate"] <= 400
+
+
+HANDOFF_ID = """query($t: ID!) { thread(id: $t) { providerThreads { handoffs { id } } } }"""

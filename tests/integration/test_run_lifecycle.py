@@ -199,6 +199,28 @@ async def test_errors_carry_codes(gql: GraphQLClient) -> None:
     assert "in progress" in busy["message"]
 
 
+async def test_a_blank_native_ref_is_refused_and_the_real_one_attaches(
+    gql: GraphQLClient,
+) -> None:
+    thread = await new_thread(gql)
+    started = await start(gql, thread, "codex")
+    pt = started["providerThread"]["id"]
+    for blank in ("", "   ", " codex-1"):
+        refused = await gql.refused("INVALID_INPUT", ATTACH, id=pt, ref=blank, mode="LEGACY")
+        assert "nativeRef" in refused["message"]
+    attached = (await gql(ATTACH, id=pt, ref="codex-1", mode="LEGACY"))["attachNativeThread"]
+    assert attached == {"id": pt, "status": "ACTIVE"}
+    subagent = """mutation($run: ID!, $ref: String!) {
+      recordNativeSubagent(parentRunId: $run, provider: "codex", nativeRef: $ref) { id } }"""
+    await gql.refused("INVALID_INPUT", subagent, run=started["run"]["id"], ref=" ")
+    assert (await lineage_size(gql, thread)) == 0
+
+
+async def lineage_size(gql: GraphQLClient, thread: str) -> int:
+    found = await gql("query($t: ID!) { thread(id: $t) { children { id } } }", t=thread)
+    return len(found["thread"]["children"])
+
+
 async def every_page(gql: GraphQLClient, newest_first: bool) -> list[str]:
     """Thread ids, two a page, following each page's endCursor."""
     query = """query($after: String, $newest: Boolean!) {

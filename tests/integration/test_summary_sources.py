@@ -87,7 +87,8 @@ async def test_the_leaving_provider_writes_the_summary_the_run_waits_for(
     await gql(ATTACH, id=started["providerThread"]["id"], ref="claude-1", mode="UNKNOWN")
     assert await run_status(gql, run_id) == "STARTING"  # attached, still waiting
 
-    text = "# Runs 1-2 by codex\n- A PEG parser; the build passes."
+    # Longer than a name may be (500 characters): a summary is text, up to MAX_TEXT_CHARS.
+    text = "# Runs 1-2 by codex\n" + "- A PEG parser; the build passes.\n" * 30
     filled = (await gql(SUBMIT, id=waiting["id"], text=text, by="codex"))["submitHandoffSummary"]
     assert (filled["id"], filled["status"], filled["summaryText"]) == (waiting["id"], "READY", text)
     assert (filled["createdByProvider"], filled["summarySource"]) == ("codex", "LEAVING_PROVIDER")

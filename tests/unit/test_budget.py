@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 from graph.models import (
     ContextUsage,
     ContextWindowSource,
+    HandoffHead,
+    HandoffStatus,
     RunItem,
     RunItemKind,
     RunNode,
@@ -17,7 +19,7 @@ from graph.models import (
 )
 from graph.models import HandoffKind as Kind
 from graph.models import HandoffStrategy as Strategy
-from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted
+from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted, refitted
 from resolvers.handoffs.planning import plan_handoff
 from resolvers.handoffs.summarizer import digest_of, token_estimate
 from resolvers.providers import registry_from_toml
@@ -148,3 +150,56 @@ def test_a_start_naming_no_model_is_budgeted_for_the_native_threads_model() -> N
     sc.run("codex")
     latest = max(sc.runs.values(), key=lambda run: run.ordinal)
     assert latest.model == "gpt-5.1-codex"  # the run says which model it was budgeted for
+
+
+def head(
+    ident: str, run: str, tokens: int, status: HandoffStatus = HandoffStatus.READY
+) -> HandoffHead:
+    return HandoffHead(
+        id=ident,
+        threadId="t",
+        sourceThreadId="src",
+        targetRunId=run,
+        coveredFrom=1,
+        coveredTo=9,
+        strategy=FULL,
+        kind=PORTABLE,
+        tokenEstimate=tokens,
+        status=status,
+        createdAt=AT,
+        updatedAt=AT,
+    )
+
+
+def test_a_handoff_made_again_fits_its_starts_budget_less_its_ready_siblings() -> None:
+    """Only READY handoffs the same run injects count; a handoff made before budgets
+    keeps the plan as the provider's cap made it."""
+    runs = [
+        RunNode(
+            id=f"r{n}",
+            threadId="src",
+            ordinal=n,
+            provider="codex",
+            status=RunStatus.COMPLETED,
+            input=f"step {n}",
+            startedAt=AT,
+            items=[RunItem(kind=RunItemKind.DECISION, text=f"decision {n} " + "y" * 300)],
+        )
+        for n in range(1, 30)
+    ]
+    codex = PROVIDERS.get("codex")
+    plan = plan_handoff("src", [digest_of(r) for r in runs], codex, FULL, PORTABLE)
+    assert plan.summary.tokenEstimate > 600
+    made = head("h1", "run-9", plan.summary.tokenEstimate)
+    assert refitted(plan, made, []) == plan  # no budget recorded
+    budget = context_budget(codex, None, None, 0, POLICY).model_copy(update={"budgetTokens": 600})
+    made = made.model_copy(update={"budget": budget})
+    others = [
+        made,
+        head("h2", "run-9", 200),
+        head("h3", "run-9", 150, HandoffStatus.PENDING),
+        head("h4", "run-3", 300),
+    ]
+    again = refitted(plan, made, others)
+    assert again.allowedTokens == 400
+    assert again.summary.tokenEstimate <= 400 and again.summary.omitted
