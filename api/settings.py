@@ -50,7 +50,10 @@ class Settings(BaseSettings):
         default=LogFormat.auto, description="json | text; auto: JSON unless stderr is a terminal"
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-    home: Path = Field(default=Path(".threadline"), description="managed Neo4j and local state")
+    home: Path = Field(
+        default_factory=lambda: default_home(),
+        description="managed Neo4j and local state; unset: .threadline of the checkout",
+    )
     tokens_file: Path | None = Field(
         default=None, description="re-read when it changes (within a second) or on SIGHUP"
     )
@@ -133,6 +136,16 @@ class Settings(BaseSettings):
             max_chained_handoffs=self.max_chained_handoffs,
             max_delta_chain=self.max_delta_chain,
         )
+
+
+def default_home() -> Path:
+    """`.threadline` in the checkout this code runs from, whatever the working folder: an
+    agent launches `threadline mcp` from its own project, and a relative folder would start
+    a second, empty Neo4j there. Installed as a package (no checkout): the working folder's."""
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "pyproject.toml").is_file():
+        return checkout / ".threadline"
+    return Path(".threadline")
 
 
 def test_neo4j(

@@ -131,8 +131,11 @@ def _unlogged() -> Iterator[None]:
 
 
 def service_base(url: str) -> str:
-    """The service's base URL from what a user may paste: its /graphql address works too."""
+    """The service's base URL from what a user may paste: its /graphql address works too,
+    and a host and port without a scheme is taken as http (as `serve` prints it)."""
     base = url.strip().rstrip("/")
+    if "://" not in base:
+        base = f"http://{base}"
     return base.removesuffix("/graphql").rstrip("/")
 
 

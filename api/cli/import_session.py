@@ -39,9 +39,15 @@ def import_file(
     thread_id: str | None = typer.Option(None, help="The id of the thread a first import makes."),
     title: str | None = typer.Option(None, help="Its title (default: the first request)."),
     workspace: str = typer.Option(
-        "default", help="The workspace (in-process only).", callback=checked.workspace
+        "default",
+        help="The workspace of an in-process import (over a service the token decides).",
+        callback=checked.workspace,
     ),
-    url: str | None = typer.Option(None, help="Import into a running Threadline at this URL."),
+    url: str | None = typer.Option(
+        None,
+        help="Import into a running Threadline at this base URL (default: the one at "
+        "THREADLINE_HOST:THREADLINE_PORT when it answers, else in-process).",
+    ),
     token: str | None = typer.Option(
         None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."
     ),
@@ -53,7 +59,7 @@ def import_file(
     (~/.codex/sessions/...); importing it again adds only its new runs."""
 
     from api.cli.demo_client import DemoError, in_process, remote
-    from api.cli.target import quiet_driver_notifications
+    from api.cli.target import quiet_driver_notifications, service_to_use
     from graph.runtime.local_neo4j import LocalNeo4jError
     from resolvers.imports.pieces import pieces
     from resolvers.imports.plan import parse
@@ -67,6 +73,8 @@ def import_file(
     except ThreadlineError as error:
         typer.echo(f"{file}: {error.message}", err=True)
         raise typer.Exit(2) from error
+
+    url = service_to_use(settings, url, workspace, "importing into")
 
     async def send() -> list[ImportSessionImportSession]:
         connected = remote(url, token) if url else in_process(settings, workspace)
@@ -84,7 +92,10 @@ def import_file(
     imported = sum(a.imported_runs for a in answers)
     skipped = sum(a.skipped_runs for a in answers)
     thread = answers[-1].thread.id
-    typer.echo(f"thread {thread}: {imported} runs imported, {skipped} already there")
+    typer.echo(
+        f"thread {thread}: {imported} run{'s' if imported != 1 else ''} imported, "
+        f"{skipped} already there"
+    )
 
 
 async def send_pieces(

@@ -51,16 +51,14 @@ def demo(
     """Seed a realistic thread family through the GraphQL API; print its /lineage URL."""
     from api.cli.demo import DemoStopped, seed_demo
     from api.cli.demo_client import DemoError, Resume, in_process, remote, service_base
-    from api.cli.stages import base_url, readiness
-    from api.cli.target import quiet_driver_notifications
+    from api.cli.stages import base_url
+    from api.cli.target import quiet_driver_notifications, service_to_use
     from graph.errors import ThreadlineError
 
     settings = Settings()
     quiet_driver_notifications()
     running = base_url(settings)
-    if url is None and workspace == OPEN_WORKSPACE and readiness(f"{running}/readyz")[0]:
-        url = running
-        typer.echo(f"seeding the service at {running}")
+    url = service_to_use(settings, url, workspace, "seeding")
     # What a rerun must match to carry on: the service and the token (its workspace), or
     # the Neo4j and the workspace.
     target = f"{service_base(url)} {token}" if url else str(settings.neo4j_uri or settings.home)

@@ -1,4 +1,5 @@
-"""The Neo4j the service uses, for commands other than `serve` (consoles, export)."""
+"""What commands other than `serve` talk to: the Neo4j the service uses (consoles, export),
+or the service itself (demo, import)."""
 
 from __future__ import annotations
 
@@ -45,3 +46,29 @@ def quiet_driver_notifications() -> None:
 def say(line: str) -> None:
     """How a console command says what it does besides its answer: on stderr."""
     typer.echo(line, err=True)
+
+
+def service_to_use(settings: Settings, url: str | None, workspace: str, doing: str) -> str | None:
+    """The service a command that drives the API sends to (None: the app in-process).
+
+    `--url` when given; else, for the open workspace, the service at THREADLINE_HOST:PORT
+    when it answers (so a token given is the one used, as it would be there); else none.
+    Over a service the token decides the workspace, so `--workspace` then is refused
+    rather than ignored.
+    """
+    from api.auth import OPEN_WORKSPACE
+    from api.cli.stages import base_url, readiness
+
+    if url is not None:
+        if workspace != OPEN_WORKSPACE:
+            raise typer.BadParameter(
+                "over --url the token decides the workspace: leave out --workspace "
+                "(it names the workspace of an in-process run)",
+                param_hint="--workspace",
+            )
+        return url
+    running = base_url(settings)
+    if workspace == OPEN_WORKSPACE and readiness(f"{running}/readyz")[0]:
+        typer.echo(f"{doing} the service at {running}")
+        return running
+    return None

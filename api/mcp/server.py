@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
+from starlette.responses import PlainTextResponse
 from starlette.types import Receive, Scope, Send
 
 from api.auth import Principal
@@ -206,10 +207,12 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
     ) -> CallToolResult:
         """A fork of the thread at a completed run (`run_id`) or at its latest completed
         checkpointed run (`latest_stable`). Needs a token with write scope."""
-        if (run_id is not None) + bool(latest_stable) != 1:
-            return refusal(failed(invalid("Give exactly one of run_id or latest_stable: true.")))
         at = given(runId=run_id, latestStable=latest_stable)
+        # The operation refuses a read token or another workspace's thread before it reads
+        # `at`, as over GraphQL; its refusal of `at` is said in the tool's own argument names.
         found = await call(ctx, tools.FORK_THREAD, given(id=source_thread_id, at=at, title=title))
+        if found.code == "INVALID_INPUT" and (run_id is not None) + bool(latest_stable) != 1:
+            return refusal(failed(invalid("Give exactly one of run_id or latest_stable: true.")))
         return result(found, lambda thread: f"Forked as {thread['id']}.")
 
     return server
@@ -261,6 +264,13 @@ async def sessions(server: MCPServer) -> AsyncIterator[None]:
         await holder
 
 
+NO_STREAM = PlainTextResponse(
+    "/mcp answers each JSON-RPC message POSTed to it; it offers no event stream to GET.\n",
+    status_code=405,
+    headers={"Allow": "POST"},
+)
+
+
 class Endpoint:
     """`/mcp`: requests without a valid token (when the service has tokens) are refused
     before the protocol sees them, `tools/list` included."""
@@ -275,5 +285,10 @@ class Endpoint:
         refused = refused_caller(self._services(), authorization, "/mcp")
         if refused is not None:
             await refused(scope, receive, send)
+            return
+        if scope.get("method") == "GET":
+            # Stateless JSON has no stream to hold open: the MCP transport's answer for a
+            # server that offers none is 405 (else a GET would wait for ever on nothing).
+            await NO_STREAM(scope, receive, send)
             return
         await self._server.session_manager.handle_request(scope, receive, send)

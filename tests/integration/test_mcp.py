@@ -213,6 +213,9 @@ async def test_a_read_token_cannot_fork(mcp_api: str, graphql: dict[str, GraphQL
         assert (await call(client, "thread_context", thread_id=ids["thread"]))["id"] == "shared"
         refused = await failure(client, "fork_thread", source_thread_id="shared", run_id=ids["run"])
         assert refused["code"] == "FORBIDDEN"
+        # The scope is checked first, as over GraphQL: a fork placed nowhere is FORBIDDEN too.
+        unplaced = await failure(client, "fork_thread", source_thread_id="shared")
+        assert unplaced["code"] == "FORBIDDEN"
     lineage = await graphql["a-read"]('{ lineage(threadId: "shared") { nodes { depth } } }')
     assert len(lineage["lineage"]["nodes"]) == 1  # nothing was forked
 
@@ -229,6 +232,7 @@ async def test_a_second_workspace_with_the_same_id_sees_nothing(
             ("lineage", {"thread_id": "shared"}),
             ("get_handoff", {"handoff_id": ids["handoff"]}),
             ("fork_thread", {"source_thread_id": "shared", "run_id": ids["run"]}),
+            ("fork_thread", {"source_thread_id": "shared"}),
         ):
             assert (await failure(client, tool, **arguments))["code"] == "NOT_FOUND", tool
     # b's own thread "shared" is b's alone.
@@ -250,6 +254,15 @@ async def test_a_request_without_a_valid_token_is_refused(mcp_api: str) -> None:
             )
         assert response.status_code == 401
         assert response.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
+
+
+async def test_a_get_is_refused_as_there_is_no_stream_to_hold(mcp_api: str) -> None:
+    async with httpx.AsyncClient(base_url=mcp_api, timeout=10) as http:
+        response = await http.get(
+            "/mcp",
+            headers={"Accept": "text/event-stream", "Authorization": "Bearer a-read"},
+        )
+    assert (response.status_code, response.headers["allow"]) == (405, "POST")
 
 
 async def test_arguments_a_tool_does_not_take_are_refused_with_a_code(mcp_api: str) -> None:

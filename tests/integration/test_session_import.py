@@ -5,11 +5,13 @@ again, a longer copy and a shorter one; malformed lines; scopes and workspaces."
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -22,6 +24,7 @@ from graph.store import Store
 from resolvers.imports import claude_code
 from resolvers.imports.pieces import pieces
 from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.managed import cli_env
 from tests.support.outage import Outage
 from tests.support.steps import As, start, tokens_file
 
@@ -186,12 +189,16 @@ async def test_imports_need_write_and_stay_in_their_workspace(
     assert [e["node"]["id"] for e in listed["threads"]["edges"]] == ["s"]
 
 
-def cli(command: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+def cli(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=120, check=False, env=os.environ | env
+    )
 
 
 @pytest.mark.process
-async def test_the_cli_sends_a_long_session_in_pieces(live_api: str, live: GraphQLClient) -> None:
+async def test_the_cli_sends_a_long_session_in_pieces(
+    live_api: str, live: GraphQLClient, neo4j_uri: str
+) -> None:
     file = SESSIONS / "claude_code_longer.jsonl"
     content = file.read_text()
     expected = pieces(content, claude_code.parse(content), 10_000)
@@ -203,8 +210,15 @@ async def test_the_cli_sends_a_long_session_in_pieces(live_api: str, live: Graph
     assert "thread cli: 3 runs imported, 0 already there" in done.stdout
     events = (await live(EVENTS, t="cli"))["events"]
     assert len([e for e in events if e["type"] == "session.imported"]) == len(expected)
-    again = await asyncio.to_thread(cli, command)
-    assert "0 runs imported, 3 already there" in again.stdout
+    # Without --url, the service that answers at THREADLINE_HOST:PORT takes it.
+    port = str(urlsplit(live_api).port)
+    command = [*command[: command.index("--url")], "--thread-id", "cli"]
+    env = cli_env(neo4j_uri) | {"THREADLINE_HOST": "127.0.0.1", "THREADLINE_PORT": port}
+    again = await asyncio.to_thread(cli, command, **env)
+    assert again.stdout.splitlines() == [
+        f"importing into the service at http://127.0.0.1:{port}",
+        "thread cli: 0 runs imported, 3 already there",
+    ], again.stderr
 
 
 async def test_pieces_sent_through_an_outage_are_imported_once(
