@@ -37,6 +37,12 @@ class FileDiffStatInput:
     change_kind: str
 
     def model(self) -> models.FileDiffStat:
+        # Checked here, not on the model: a graph written before the rule still reads.
+        if self.additions < 0 or self.deletions < 0:
+            raise invalid(
+                f"diffSummary of {self.path!r}: additions and deletions are counts of lines, "
+                f"never negative (got additions {self.additions}, deletions {self.deletions})."
+            )
         return models.FileDiffStat(
             path=self.path,
             additions=self.additions,

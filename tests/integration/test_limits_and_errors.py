@@ -9,7 +9,7 @@ from api.graphql.errors import CodedErrors
 from api.settings import Settings
 from graph.store import Store, Tx
 from tests.support.graphql import GraphQLClient, make_app_client
-from tests.support.steps import new_thread, run_once
+from tests.support.steps import COMPLETE, new_thread, run_once
 
 
 async def test_text_name_and_list_limits(gql: GraphQLClient) -> None:
@@ -38,6 +38,13 @@ async def test_text_name_and_list_limits(gql: GraphQLClient) -> None:
         items=items,
     )
     assert error["extensions"]["code"] == "INVALID_INPUT" and "1001" in error["message"]
+    negative = {
+        "diffSummary": [{"path": "a.py", "additions": -3, "deletions": 1, "changeKind": "M"}]
+    }
+    error = await gql.error(COMPLETE, runId=started["startRun"]["run"]["id"], checkpoint=negative)
+    assert error["extensions"]["code"] == "INVALID_INPUT" and "a.py" in error["message"]
+    still = await gql("query($t: ID!) { thread(id: $t) { runs { status } } }", t=thread)
+    assert still["thread"]["runs"] == [{"status": "STARTING"}]  # nothing was written
 
 
 async def test_graphql_depth_alias_and_token_limits(gql: GraphQLClient) -> None:
