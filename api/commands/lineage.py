@@ -64,7 +64,7 @@ async def explain_merge_back(
         tx,
         caller,
         lambda content: lineage_plans.explain_merge_back(
-            caller.draft(), fork, parent, caller.providers, content
+            caller.draft(), fork, parent, caller.providers, content, caller.context
         ),
     )
 

@@ -25,6 +25,7 @@ from graph.ranges import Ranges
 from resolvers import transitions
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.handoffs.budget import ContextPolicy, budget_into, fitted
 from resolvers.lineage import divergence, points
 from resolvers.providers import ProviderRegistry
 from resolvers.runs import named_ref
@@ -76,9 +77,12 @@ def explain_merge_back(
     parent: ThreadState,
     registry: ProviderRegistry,
     content: Content,
+    policy: ContextPolicy,
 ) -> MergeBackOutlook:
-    """The merge-back's checks, then the delta the parent's next run would get. Its budget
-    is that of the provider the parent ran last (the fork's, before the parent ran)."""
+    """The merge-back's checks, then the delta the parent's next run would get: fitted to
+    the context budget of a start on the provider the parent ran last, into the native
+    thread that run used (a new one's, on the fork's latest provider, before the parent
+    ran)."""
     target = parent.thread.id
     try:
         transfer = merge_back(draft, fork_state, parent)
@@ -86,7 +90,9 @@ def explain_merge_back(
         return MergeBackOutlook(target, reason=refused.message)
     last = parent.lastRun or fork_state.latestCompleted
     provider = registry.get(last.provider if last else transfer.sourceProvider or "")
-    planned = transfers.parent_delivery(transfer, fork_state, provider, content)
+    native = parent.provider_thread(parent.lastRun.providerThreadId) if parent.lastRun else None
+    budget = budget_into(provider, native, None, policy)
+    [planned] = fitted([transfers.parent_delivery(transfer, fork_state, provider, content)], budget)
     return MergeBackOutlook(
         target,
         runs=transfers.history_up_to(fork_state, transfer.sourcePoint.runOrdinal),

@@ -13,7 +13,7 @@ import pytest
 from api.settings import Settings
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, make_app_client
-from tests.support.steps import ATTACH, new_thread, run_once
+from tests.support.steps import ATTACH, FORK, new_thread, run_once
 
 BUDGET = "budget { windowTokens windowSource usedTokens reserveTokens capTokens budgetTokens }"
 START = f"""mutation($t: ID!, $p: String!, $m: String) {{
@@ -173,3 +173,29 @@ async def test_a_handoff_made_again_keeps_to_its_starts_budget(with_tiny: GraphQ
 
 
 HANDOFF_ID = """query($t: ID!) { thread(id: $t) { providerThreads { handoffs { id } } } }"""
+
+
+MERGE_PREVIEW = """query($id: ID!) { explainMergeBack(threadId: $id) { possible tokenEstimate } }"""
+
+
+async def test_a_merge_back_preview_is_the_handoff_the_parents_next_run_gets(
+    with_tiny: GraphQLClient,
+) -> None:
+    """The parent runs on a 16,400-token model: the preview keeps to the budget of its
+    native thread, as the merge-back the next run there receives does."""
+    gql = with_tiny
+    parent = await new_thread(gql)
+    first = await started(gql, parent, "claude", "claude-tiny")
+    await gql(COMPLETE, r=first["run"]["id"], u=None)
+    forked = await gql(FORK, id=parent, at={"runId": first["run"]["id"]})
+    fork = forked["forkThread"]["id"]
+    decisions = [{"kind": "DECISION", "text": f"decision {n}: " + "x" * 200} for n in range(30)]
+    await run_once(gql, fork, "codex", "try it", items=decisions)
+
+    preview = (await gql(MERGE_PREVIEW, id=fork))["explainMergeBack"]
+    await gql("mutation($id: ID!) { mergeBack(forkThreadId: $id) { id } }", id=fork)
+    taken = await started(gql, parent, "claude")
+    assert taken["providerThread"]["id"] == first["providerThread"]["id"]  # the same native thread
+    [merged] = taken["handoffs"]
+    assert preview["possible"] and preview["tokenEstimate"] == merged["tokenEstimate"]
+    assert merged["tokenEstimate"] <= taken["budget"]["budgetTokens"] <= 400
