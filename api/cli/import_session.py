@@ -14,6 +14,7 @@ import typer
 
 from api.cli import checked
 from api.cli.checked import settings as checked_settings
+from api.cli.target import TOKEN_OPTION, url_option
 from graph.errors import ThreadlineError
 from graph.models import SessionFormat
 
@@ -43,14 +44,8 @@ def import_file(
         help="The workspace of an in-process import (over a service the token decides).",
         callback=checked.workspace,
     ),
-    url: str | None = typer.Option(
-        None,
-        help="Import into a running Threadline at this base URL (default: the one at "
-        "THREADLINE_HOST:THREADLINE_PORT when it answers, else in-process).",
-    ),
-    token: str | None = typer.Option(
-        None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."
-    ),
+    url: str | None = url_option("Import into"),
+    token: str | None = TOKEN_OPTION,
     piece_chars: int = typer.Option(
         1_000_000, min=10_000, help="Characters of the file sent per request, at most."
     ),

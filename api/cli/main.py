@@ -15,6 +15,7 @@ from api.cli.checked import file_to_write
 from api.cli.cypher import cypher_app
 from api.cli.export_formats import ExportFormat
 from api.cli.managed_neo4j import neo4j_app
+from api.cli.target import TOKEN_OPTION, url_option
 from api.settings import Settings
 from graph.runtime.local_neo4j import LocalNeo4jError
 
@@ -39,14 +40,8 @@ def demo(
     workspace: str = typer.Option(
         "default", help="The workspace to seed.", callback=checked.workspace
     ),
-    url: str | None = typer.Option(
-        None,
-        help="Seed a running Threadline at this base URL (default: the one at "
-        "THREADLINE_HOST:THREADLINE_PORT when it answers, else in-process).",
-    ),
-    token: str | None = typer.Option(
-        None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."
-    ),
+    url: str | None = url_option("Seed"),
+    token: str | None = TOKEN_OPTION,
 ) -> None:
     """Seed a realistic thread family through the GraphQL API; print its /lineage URL."""
     from api.cli.demo import DemoStopped, seed_demo

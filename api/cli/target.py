@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import typer
 
@@ -46,6 +47,20 @@ def quiet_driver_notifications() -> None:
 def say(line: str) -> None:
     """How a console command says what it does besides its answer: on stderr."""
     typer.echo(line, err=True)
+
+
+# The options of the commands that drive the API (demo, import): which service, which token.
+TOKEN_OPTION: Any = typer.Option(
+    None, envvar="THREADLINE_TOKEN", help="Bearer token for --url; it decides the workspace."
+)
+
+
+def url_option(doing: str) -> Any:
+    return typer.Option(
+        None,
+        help=f"{doing} a running Threadline at this base URL (default: the one at "
+        "THREADLINE_HOST:THREADLINE_PORT when it answers, else in-process).",
+    )
 
 
 def service_to_use(settings: Settings, url: str | None, workspace: str, doing: str) -> str | None:

@@ -204,7 +204,7 @@ async def test_a_blank_native_ref_is_refused_and_the_real_one_attaches(
 ) -> None:
     thread = await new_thread(gql)
     started = await start(gql, thread, "codex")
-    pt = started["providerThread"]["id"]
+    pt, run = started["providerThread"]["id"], started["run"]["id"]
     for blank in ("", "   ", " codex-1"):
         refused = await gql.refused("INVALID_INPUT", ATTACH, id=pt, ref=blank, mode="LEGACY")
         assert "nativeRef" in refused["message"]
@@ -212,7 +212,7 @@ async def test_a_blank_native_ref_is_refused_and_the_real_one_attaches(
     assert attached == {"id": pt, "status": "ACTIVE"}
     subagent = """mutation($run: ID!, $ref: String!) {
       recordNativeSubagent(parentRunId: $run, provider: "codex", nativeRef: $ref) { id } }"""
-    await gql.refused("INVALID_INPUT", subagent, run=started["run"]["id"], ref=" ")
+    await gql.refused("INVALID_INPUT", subagent, run=run, ref=" ")
     assert (await lineage_size(gql, thread)) == 0
 
 

@@ -23,6 +23,7 @@ from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitte
 from resolvers.handoffs.planning import plan_handoff
 from resolvers.handoffs.summarizer import digest_of, token_estimate
 from resolvers.providers import registry_from_toml
+from tests.support.nodes import handoff
 from tests.support.scenario import Scenario
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
@@ -77,22 +78,27 @@ def test_the_budget_is_the_room_left_at_most_the_cap_never_negative(
     assert found.budgetTokens == (min(cap, room) if room > 0 else 0)
 
 
-def test_handoffs_of_one_start_keep_room_for_each_ones_protected_items() -> None:
-    """A large first handoff cannot starve the second: each keeps its protected items,
-    and both together stay within the start's budget."""
-    big = [
+def decided_runs(count: int, padding: str = "") -> list[RunNode]:
+    """Completed runs 1..count of thread `src`, each with one long decision."""
+    return [
         RunNode(
             id=f"r{n}",
             threadId="src",
             ordinal=n,
             provider="codex",
             status=RunStatus.COMPLETED,
-            input=f"step {n} " + "z" * 200,
+            input=f"step {n} {padding}",
             startedAt=AT,
             items=[RunItem(kind=RunItemKind.DECISION, text=f"decision {n} " + "y" * 300)],
         )
-        for n in range(1, 60)
+        for n in range(1, count + 1)
     ]
+
+
+def test_handoffs_of_one_start_keep_room_for_each_ones_protected_items() -> None:
+    """A large first handoff cannot starve the second: each keeps its protected items,
+    and both together stay within the start's budget."""
+    big = decided_runs(59, "z" * 200)
     small = [
         big[0].model_copy(
             update={
@@ -152,54 +158,24 @@ def test_a_start_naming_no_model_is_budgeted_for_the_native_threads_model() -> N
     assert latest.model == "gpt-5.1-codex"  # the run says which model it was budgeted for
 
 
-def head(
-    ident: str, run: str, tokens: int, status: HandoffStatus = HandoffStatus.READY
-) -> HandoffHead:
-    return HandoffHead(
-        id=ident,
-        threadId="t",
-        sourceThreadId="src",
-        targetRunId=run,
-        coveredFrom=1,
-        coveredTo=9,
-        strategy=FULL,
-        kind=PORTABLE,
-        tokenEstimate=tokens,
-        status=status,
-        createdAt=AT,
-        updatedAt=AT,
-    )
-
-
 def test_a_handoff_made_again_fits_its_starts_budget_less_its_ready_siblings() -> None:
     """Only READY handoffs the same run injects count; a handoff made before budgets
     keeps the plan as the provider's cap made it."""
-    runs = [
-        RunNode(
-            id=f"r{n}",
-            threadId="src",
-            ordinal=n,
-            provider="codex",
-            status=RunStatus.COMPLETED,
-            input=f"step {n}",
-            startedAt=AT,
-            items=[RunItem(kind=RunItemKind.DECISION, text=f"decision {n} " + "y" * 300)],
-        )
-        for n in range(1, 30)
-    ]
     codex = PROVIDERS.get("codex")
-    plan = plan_handoff("src", [digest_of(r) for r in runs], codex, FULL, PORTABLE)
+    plan = plan_handoff("src", [digest_of(r) for r in decided_runs(29)], codex, FULL, PORTABLE)
     assert plan.summary.tokenEstimate > 600
     made = head("h1", "run-9", plan.summary.tokenEstimate)
     assert refitted(plan, made, []) == plan  # no budget recorded
     budget = context_budget(codex, None, None, 0, POLICY).model_copy(update={"budgetTokens": 600})
     made = made.model_copy(update={"budget": budget})
-    others = [
-        made,
-        head("h2", "run-9", 200),
-        head("h3", "run-9", 150, HandoffStatus.PENDING),
-        head("h4", "run-3", 300),
-    ]
+    pending = head("h3", "run-9", 150).model_copy(update={"status": HandoffStatus.PENDING})
+    others = [made, head("h2", "run-9", 200), pending, head("h4", "run-3", 300)]
     again = refitted(plan, made, others)
     assert again.allowedTokens == 400
     assert again.summary.tokenEstimate <= 400 and again.summary.omitted
+
+
+def head(ident: str, run: str, tokens: int) -> HandoffHead:
+    """A READY handoff that run `run` injects, of `tokens` tokens."""
+    made = handoff(ident, 1, 9)
+    return made.model_copy(update={"targetRunId": run, "tokenEstimate": tokens})

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from graph.models import (
-    HandoffKind,
-    HandoffNode,
-    HandoffStatus,
-    HandoffStrategy,
-    ProviderThreadNode,
-    ProviderThreadStatus,
-)
+from graph.models import HandoffStatus, ProviderThreadNode, ProviderThreadStatus
 from graph.ranges import Ranges
 from resolvers.coverage import coverage
+from tests.support.nodes import handoff
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -27,32 +21,6 @@ def pt(native: Ranges) -> ProviderThreadNode:
         createdAt=AT,
         lastUsedAt=AT,
         nativeRanges=native.flatten(),
-    )
-
-
-def handoff(
-    ident: str,
-    low: int,
-    high: int,
-    *,
-    status: HandoffStatus = HandoffStatus.READY,
-    about: str = "t",
-    to: str = "pt",
-) -> HandoffNode:
-    return HandoffNode(
-        id=ident,
-        threadId="t",
-        sourceThreadId=about,
-        toProviderThreadId=to,
-        coveredFrom=low,
-        coveredTo=high,
-        strategy=HandoffStrategy.FULL_THREAD_SUMMARY,
-        kind=HandoffKind.PORTABLE_CONTEXT,
-        summaryText="s",
-        tokenEstimate=1,
-        status=status,
-        createdAt=AT,
-        updatedAt=AT,
     )
 
 
