@@ -24,6 +24,16 @@ class LogFormat(StrEnum):
     text = "text"
 
 
+def default_home() -> Path:
+    """`.threadline` in the checkout this code runs from, whatever the working folder: an
+    agent launches `threadline mcp` from its own project, and a relative folder would start
+    a second, empty Neo4j there. Installed as a package (no checkout): the working folder's."""
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "pyproject.toml").is_file():
+        return checkout / ".threadline"
+    return Path(".threadline")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="THREADLINE_", extra="ignore")
 
@@ -51,7 +61,7 @@ class Settings(BaseSettings):
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     home: Path = Field(
-        default_factory=lambda: default_home(),
+        default_factory=default_home,
         description="managed Neo4j and local state; unset: .threadline of the checkout",
     )
     tokens_file: Path | None = Field(
@@ -136,16 +146,6 @@ class Settings(BaseSettings):
             max_chained_handoffs=self.max_chained_handoffs,
             max_delta_chain=self.max_delta_chain,
         )
-
-
-def default_home() -> Path:
-    """`.threadline` in the checkout this code runs from, whatever the working folder: an
-    agent launches `threadline mcp` from its own project, and a relative folder would start
-    a second, empty Neo4j there. Installed as a package (no checkout): the working folder's."""
-    checkout = Path(__file__).resolve().parents[1]
-    if (checkout / "pyproject.toml").is_file():
-        return checkout / ".threadline"
-    return Path(".threadline")
 
 
 def test_neo4j(

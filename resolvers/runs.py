@@ -51,7 +51,7 @@ def chosen_thread_id(ident: str) -> str:
     (clients send it as a placeholder, and it once stood for "make one") or one that starts
     or ends with whitespace (clients and the lineage page trim what they are given, so no
     one would find that thread by the id they see)."""
-    if not ident or ident != ident.strip():
+    if not well_edged(ident):
         raise invalid(
             f"Thread id {ident!r} is empty or starts or ends with whitespace: choose one "
             "without, or send no id for the service to make one."
@@ -59,16 +59,20 @@ def chosen_thread_id(ident: str) -> str:
     return ident
 
 
-def named_ref(ref: str, what: str = "nativeRef") -> str:
+def well_edged(ident: str) -> bool:
+    """Not empty, and not starting or ending with whitespace: an id someone can name."""
+    return bool(ident) and ident == ident.strip()
+
+
+def named_ref(ref: str) -> None:
     """A provider's own id for a thread (its session id): INVALID_INPUT when it is empty or
     starts or ends with whitespace, as no provider's id does. A blank one attached would be
     resumed as if it named a session, and lock the provider thread to it."""
-    if not ref or ref != ref.strip():
+    if not well_edged(ref):
         raise invalid(
-            f"{what} {ref!r} is empty or starts or ends with whitespace: send the provider's "
-            "own id for its thread (its session id) as the provider gave it."
+            f"nativeRef {ref!r} is empty or starts or ends with whitespace: send the "
+            "provider's own id for its thread (its session id) as the provider gave it."
         )
-    return ref
 
 
 def request_clean_context(draft: Draft, state: ThreadState) -> None:

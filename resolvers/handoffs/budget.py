@@ -135,13 +135,13 @@ def refitted(
     the provider's cap alone."""
     if handoff.budget is None:
         return plan
+    # A handoff no run took yet (a pending delivery) shares its budget with none.
+    run = handoff.targetRunId
     others = sum(
         other.tokenEstimate
         for other in handoffs
-        if handoff.targetRunId is not None
-        and other.targetRunId == handoff.targetRunId
-        and other.id != handoff.id
-        and other.status is HandoffStatus.READY
+        if run and other.targetRunId == run and other.id != handoff.id
+        if other.status is HandoffStatus.READY
     )
     left = max(0, handoff.budget.budgetTokens - others)
     [fitted_plan] = fitted([plan], handoff.budget.model_copy(update={"budgetTokens": left}))
