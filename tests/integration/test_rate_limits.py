@@ -33,14 +33,17 @@ def write_tokens(folder: Path) -> Path:
     tokens.write_text(
         token_entry("flood", "flood-token")
         + token_entry("calm", "calm-token")
-        + token_entry("tight", "tight-token", "rps = 0.01\nburst = 3")
+        + token_entry("tight", "tight-token", f"rps = {SLOW_RPS}\nburst = 3")
         + token_entry("socket", "socket-token")
     )
     return tokens
 
 
-# A 50 s window (5 requests, 0.1 per second): no test run is slow enough to leave it.
-SLOW = {"rate_limit_rps": 0.1, "rate_limit_burst": 5}
+# The sliding window counter's windows are aligned to the clock: a window's turn falling
+# between a test's requests lets the next one through. A window of 58 days (5 requests,
+# one per 11.6 days) makes that chance about one in a million per test.
+SLOW_RPS = 5 / 5_000_000
+SLOW = {"rate_limit_rps": SLOW_RPS, "rate_limit_burst": 5}
 
 
 def limited_settings(folder: Path, **rate: float) -> Settings:
@@ -61,7 +64,7 @@ async def test_over_the_limit_is_429_with_retry_after_for_that_token_only(
         refused = await http.post("/graphql", json=TYPENAME, headers=bearer("flood-token"))
         assert refused.status_code == 429
         retry_after = int(refused.headers["retry-after"])
-        assert 1 <= retry_after <= 50
+        assert 1 <= retry_after <= 5_000_000
         (error,) = refused.json()["errors"]
         answering = refused.headers["x-request-id"]
         assert error["extensions"] == {
@@ -132,7 +135,7 @@ def limited_api(
         folder,
         TOKENS_FILE=str(tokens),
         AUDIT_LOG=str(audit),
-        RATE_LIMIT_RPS="0.1",
+        RATE_LIMIT_RPS=str(SLOW_RPS),
         RATE_LIMIT_BURST="5",
     ):
         yield base, audit
