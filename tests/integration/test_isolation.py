@@ -299,7 +299,8 @@ async def stream(base: str, token: str, into: list[dict[str, Any]]) -> None:
 
 
 async def caught_up(streamed: list[Any], expected: int) -> None:
-    for _ in range(200):
+    """Waits (up to 60 s, on a loaded box) until the feed has streamed `expected` events."""
+    for _ in range(1200):
         if len(streamed) >= expected:
             return
         await asyncio.sleep(0.05)
