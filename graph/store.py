@@ -274,6 +274,7 @@ class Store:
                 result = await session.run(queries.load("health/ping"))
                 row = await result.single()
         except (DriverError, Neo4jError, OSError, TimeoutError) as error:
+            self._forget_bookmarks()
             self._replan()
             raise _unanswered(error, self._timeout_s) from error
         if row is None or row.get("one") != 1:
@@ -305,6 +306,13 @@ class Store:
         if not self.warm and (self._warming is None or self._warming.done()):
             # In a context of its own: it serves no request, though one may start it.
             self._warming = asyncio.create_task(self._warm(), context=contextvars.Context())
+
+    def _forget_bookmarks(self) -> None:
+        """Start causal chaining afresh. Neo4j may have come back restored from an older
+        dump: a bookmark naming a transaction it will never have makes every transaction
+        wait for it, until the request gives up, forever. On one server nothing is lost:
+        a committed write is visible to every later transaction without a bookmark."""
+        self._bookmarks = AsyncGraphDatabase.bookmark_manager()
 
     def _replan(self) -> None:
         """Neo4j may be restarting, to come back with nothing planned: plan everything
@@ -479,6 +487,7 @@ class Store:
         except ConstraintError as error:
             raise _conflict(error) from error
         except (DriverError, OSError) as error:
+            self._forget_bookmarks()
             raise _unavailable(error) from error
 
     def _session(self) -> AsyncSession:
@@ -526,6 +535,8 @@ class Store:
                 if "TransactionTimedOut" in (error.code or ""):
                     raise _timed_out(self._timeout_s) from error
                 raise  # a query the server refuses is a bug: reported as INTERNAL
+            if _may_have_restarted(error):
+                self._forget_bookmarks()
             if isinstance(error, DriverError | OSError):
                 self._replan()
             if write and state.committing:
@@ -546,6 +557,14 @@ def _pipelined_begin(session: AsyncSession) -> contextlib.AbstractContextManager
     if switch is None:
         return contextlib.nullcontext()
     return cast(contextlib.AbstractContextManager[object], switch)
+
+
+def _may_have_restarted(error: BaseException) -> bool:
+    """The connection failed, the answer did not come, or Neo4j gave up waiting for a
+    bookmarked transaction: it may be another database than the one the bookmarks name."""
+    if isinstance(error, Neo4jError):
+        return "BookmarkTimeout" in (error.code or "")
+    return isinstance(error, DriverError | OSError | TimeoutError)
 
 
 def _null_parameters(text: str) -> dict[str, None]:
