@@ -21,6 +21,7 @@ from strawberry.types import ExecutionContext
 from api.graphql.errors import CodedErrors
 from api.graphql.guards import guards_extension
 from api.graphql.mutations import Mutation
+from api.graphql.one_mutation import OneMutationField
 from api.graphql.queries import Query
 from api.graphql.subscriptions import Subscription
 from api.settings import Settings
@@ -48,6 +49,7 @@ def build_schema(
     limit_rules = [
         *QueryDepthLimiter(max_depth=settings.max_query_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
+        OneMutationField,
     ]
     extensions: list[Callable[[], SchemaExtension]] = [
         guards_extension(settings),

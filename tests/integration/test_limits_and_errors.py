@@ -110,3 +110,23 @@ async def test_failed_mutation_writes_nothing(store: Store, clean_store: Store, 
             t=thread,
         )
         assert await store.read(count) == before
+
+
+async def test_a_request_runs_one_mutation_field_or_none(gql: GraphQLClient) -> None:
+    two = (
+        'mutation { a: createThread(id: "first-of-two") { id } '
+        'b: startRun(threadId: "nope", provider: "codex", input: "x") { strategy } }'
+    )
+    error = await gql.refused("INVALID_INPUT", two)
+    assert "createThread, startRun" in error["message"], error
+    through_a_fragment = (
+        'mutation { ...Both } fragment Both on Mutation { createThread(id: "first-of-two") '
+        '{ id } again: createThread(id: "second-of-two") { id } }'
+    )
+    await gql.refused("INVALID_INPUT", through_a_fragment)
+    found = await gql(
+        '{ a: thread(id: "first-of-two") { id } b: thread(id: "second-of-two") { id } }'
+    )
+    assert found == {"a": None, "b": None}  # refused before anything ran
+    one = await gql('mutation { __typename createThread(id: "alone") { id } }')
+    assert one["createThread"]["id"] == "alone"
