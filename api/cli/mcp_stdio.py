@@ -16,12 +16,15 @@ import typer
 from api.cli import checked
 from api.cli.checked import settings as checked_settings
 from graph.errors import ThreadlineError
+from graph.runtime.local_neo4j import LocalNeo4jError
 
 if TYPE_CHECKING:
     from api.auth import Principal
     from api.settings import Settings
 
 TOKEN_ENV = "THREADLINE_TOKEN"
+# How long a call made before the warm-up has ended waits for it (then it runs anyway).
+COLD_WAIT_S = 60.0
 
 
 def principal(settings: Settings) -> Principal:
@@ -38,7 +41,7 @@ async def _serve(settings: Settings, caller: Principal) -> None:
     from api.mcp.tools import Gateway
 
     app = create_app(settings)
-    gateway: Gateway = app.state.gateway
+    gateway: Gateway = app.state.gateway.waiting_for_warm_up(COLD_WAIT_S)
     async with app.router.lifespan_context(app):
         await mcp.build(gateway, lambda _: caller).run_stdio_async()
 
@@ -56,4 +59,29 @@ def serve_stdio() -> None:
     # The log lines `serve` writes, on stderr: without them every start printed the
     # driver's note on each schema statement whose index was already made.
     logging.config.dictConfig(logging_config(settings.log_format, settings.log_level))
-    asyncio.run(_serve(settings, caller))
+    say_which_neo4j(settings)
+    try:
+        asyncio.run(_serve(settings, caller))
+    except ThreadlineError as error:  # the schema could not be migrated: Neo4j is away
+        _say(f"threadline mcp: {error.message}")
+        raise typer.Exit(1) from error
+
+
+def say_which_neo4j(settings: Settings) -> None:
+    """On stderr, which Neo4j this process uses, starting the managed one if it must: an
+    agent's MCP configuration that leaves out the service's settings would otherwise
+    start a Neo4j of its own in silence, and the agent see none of the service's threads."""
+    if settings.neo4j_uri:
+        _say(f"threadline mcp: Neo4j at {settings.neo4j_uri} (THREADLINE_NEO4J_URI)")
+        return
+    local = settings.local_neo4j()
+    try:
+        local.start(notify=_say, progress=_say)
+    except LocalNeo4jError as error:
+        _say(str(error))
+        raise typer.Exit(1) from error
+    _say(f"threadline mcp: the managed Neo4j at {local.uri} (data in {local.home})")
+
+
+def _say(line: str) -> None:
+    typer.echo(line, err=True)  # stdout carries the protocol alone

@@ -7,6 +7,8 @@ error code is the GraphQL API's own, and an answer is exactly what GraphQL answe
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -110,14 +112,29 @@ FORK_THREAD = Operation(
 class Gateway:
     """Runs operations as a principal on the app's schema and services."""
 
-    def __init__(self, schema: Schema, services: Callable[[], Services]) -> None:
+    def __init__(
+        self, schema: Schema, services: Callable[[], Services], cold_wait_s: float = 0.0
+    ) -> None:
         self._schema = schema
         self._services = services
+        self._cold_wait_s = cold_wait_s
+
+    def waiting_for_warm_up(self, wait_s: float) -> Gateway:
+        """This gateway, its calls made before the warm-up has ended waiting up to `wait_s`
+        for it: for a caller that cannot wait for /readyz, as `threadline mcp`'s agent
+        calls as soon as the process starts, when a cold Neo4j plans each statement in
+        seconds and every early call ran out of time (UNAVAILABLE)."""
+        return Gateway(self._schema, self._services, wait_s)
 
     async def run(
         self, principal: Principal, operation: Operation, variables: Mapping[str, Any]
     ) -> Answer:
-        context = Context(self._services(), principal=principal, path="/mcp")
+        services = self._services()
+        if self._cold_wait_s and not services.store.warm:
+            with contextlib.suppress(TimeoutError):  # then as any call: on the request's bound
+                async with asyncio.timeout(self._cold_wait_s):
+                    await services.store.warm_up()
+        context = Context(services, principal=principal, path="/mcp")
         result = await self._schema.execute(
             operation.document, variable_values=dict(variables), context_value=context
         )

@@ -20,6 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from graph.store import Store
 from tests.support.graphql import GraphQLClient
+from tests.support.managed import cli
 from tests.support.served import serve
 from tests.support.steps import As, run_once, start, tokens_file
 
@@ -271,3 +272,14 @@ async def test_arguments_a_tool_does_not_take_are_refused_with_a_code(mcp_api: s
         assert misnamed["code"] == "INVALID_INPUT" and "thread_id" in misnamed["message"]
         unplaced = await failure(client, "fork_thread", source_thread_id="shared")
         assert unplaced["code"] == "INVALID_INPUT" and "run_id" in unplaced["message"]
+
+
+def test_stdio_says_which_neo4j_it_uses_and_why_it_cannot_serve(tmp_path: Path) -> None:
+    nowhere = "bolt://127.0.0.1:1"
+    ran = cli(tmp_path, "mcp", THREADLINE_NEO4J_URI=nowhere)
+    assert ran.returncode == 1 and ran.stdout == ""  # stdout is the protocol's alone
+    assert ran.stderr.strip().splitlines() == [
+        f"threadline mcp: Neo4j at {nowhere} (THREADLINE_NEO4J_URI)",
+        "threadline mcp: The graph database is unavailable (ServiceUnavailable); nothing was "
+        "written; retry.",
+    ]
