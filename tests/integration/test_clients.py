@@ -56,6 +56,9 @@ PYTHON_EXAMPLE = Path(__file__).resolve().parents[2] / "clients/python/examples/
 async def test_the_python_example_switches_provider(live_api: str, live: GraphQLClient) -> None:
     said: Any = await asyncio.to_thread(example, [sys.executable, str(PYTHON_EXAMPLE)], live_api)
     assert said["strategy"] == "FULL_HANDOFF_NEW_THREAD"
+    # The handoff fits the budget the client reads, and a short thread loses nothing.
+    assert 0 < said["handoffTokens"] <= said["budgetTokens"], said
+    assert said["omitted"] == 0, said
     thread = await live(
         "query($id: ID!) { thread(id: $id) { runs { provider } } }", id=said["threadId"]
     )

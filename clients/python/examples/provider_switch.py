@@ -45,13 +45,23 @@ async def main() -> dict[str, object]:
         claude = (
             await client.start_run(thread_id=thread.id, provider="claude", input="Now add tests")
         ).start_run
-        items = await client.thread_items(id=thread.id, kinds=[RunItemKind.DECISION])
+        items = await client.thread_items(
+            id=thread.id, kinds=[RunItemKind.DECISION], run_ordinals=[1]
+        )
     assert claude.strategy.value == "FULL_HANDOFF_NEW_THREAD", claude.strategy
     assert claude.context_text and "SameSite=Lax" in claude.context_text
     assert items.thread is not None
     decisions = [edge.node.text for edge in items.thread.items.edges]
     assert decisions == ["Session cookies get SameSite=Lax"], decisions
-    return {"threadId": thread.id, "strategy": claude.strategy.value, "decisions": decisions}
+    (handoff,) = claude.handoffs
+    return {
+        "threadId": thread.id,
+        "strategy": claude.strategy.value,
+        "decisions": decisions,
+        "budgetTokens": claude.budget.budget_tokens,
+        "handoffTokens": handoff.token_estimate,
+        "omitted": len(handoff.omitted),
+    }
 
 
 if __name__ == "__main__":

@@ -90,6 +90,8 @@ class ThreadlineClient(AsyncBaseClient):
               providerAction
               stalenessSignals
               contextText
+              injectionMode
+              explanation
               providerThread {
                 id
                 nativeRef
@@ -98,11 +100,37 @@ class ThreadlineClient(AsyncBaseClient):
                 id
                 kind
                 strategy
+                tokenEstimate
+                omitted {
+                  runOrdinal
+                  index
+                  kind
+                  key
+                  path
+                  tokenEstimate
+                }
+                quality {
+                  score
+                  facets {
+                    kind
+                    kept
+                    total
+                    missing
+                  }
+                }
               }
               consumedTransfers {
                 id
                 type
                 resolutionStrategy
+              }
+              budget {
+                windowTokens
+                windowSource
+                usedTokens
+                reserveTokens
+                capTokens
+                budgetTokens
               }
             }
             """)
@@ -144,6 +172,8 @@ class ThreadlineClient(AsyncBaseClient):
               providerAction
               stalenessSignals
               contextText
+              injectionMode
+              explanation
               providerThread {
                 id
                 nativeRef
@@ -152,11 +182,37 @@ class ThreadlineClient(AsyncBaseClient):
                 id
                 kind
                 strategy
+                tokenEstimate
+                omitted {
+                  runOrdinal
+                  index
+                  kind
+                  key
+                  path
+                  tokenEstimate
+                }
+                quality {
+                  score
+                  facets {
+                    kind
+                    kept
+                    total
+                    missing
+                  }
+                }
               }
               consumedTransfers {
                 id
                 type
                 resolutionStrategy
+              }
+              budget {
+                windowTokens
+                windowSource
+                usedTokens
+                reserveTokens
+                capTokens
+                budgetTokens
               }
             }
             """)
@@ -511,12 +567,13 @@ class ThreadlineClient(AsyncBaseClient):
         first: Union[Optional[int], UnsetType] = UNSET,
         after: Union[Optional[str], UnsetType] = UNSET,
         kinds: Union[Optional[list[RunItemKind]], UnsetType] = UNSET,
+        run_ordinals: Union[Optional[list[int]], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> ThreadItems:
         query = gql("""
-            query ThreadItems($id: ID!, $first: Int, $after: String, $kinds: [RunItemKind!]) {
+            query ThreadItems($id: ID!, $first: Int, $after: String, $kinds: [RunItemKind!], $runOrdinals: [Int!]) {
               thread(id: $id) {
-                items(first: $first, after: $after, kinds: $kinds) {
+                items(first: $first, after: $after, kinds: $kinds, runOrdinals: $runOrdinals) {
                   edges {
                     node {
                       runOrdinal
@@ -539,6 +596,7 @@ class ThreadlineClient(AsyncBaseClient):
             "first": first,
             "after": after,
             "kinds": kinds,
+            "runOrdinals": run_ordinals,
         }
         response = await self.execute(
             query=query, operation_name="ThreadItems", variables=variables, **kwargs
