@@ -304,7 +304,7 @@ class RunNode(Node):
 
 
 # Bumped when a digest keeps something new; older digests are read from their runs.
-DIGEST_VERSION = 2
+DIGEST_VERSION = 3
 
 
 class RunDigest(Node):

@@ -152,7 +152,7 @@ def digest_of(run: RunNode) -> RunDigest:
         failureReason=run.failureReason,
         providerThreadId=run.providerThreadId,
         items=[
-            _item_digest(item, n)
+            _item_digest(item, n, run.ordinal)
             for n, item in enumerate(run.items)
             if item.kind not in _NEVER_READ
             and (item.kind is not RunItemKind.ASSISTANT_MESSAGE or n == last_reply)
@@ -162,9 +162,9 @@ def digest_of(run: RunNode) -> RunDigest:
     )
 
 
-def _item_digest(item: RunItem, index: int) -> DigestItem:
+def _item_digest(item: RunItem, index: int, ordinal: int) -> DigestItem:
     attributes = {k: v for k, v in (item.attributes or {}).items() if k in _READ_ATTRIBUTES}
-    shown = "" if item.kind is RunItemKind.FILE_CHANGE else _shorten(item.text, LINE_LIMIT)
+    shown = "" if item.kind is RunItemKind.FILE_CHANGE else _line_of(item.text, ordinal, index)
     return DigestItem(
         kind=item.kind,
         text=shown,
@@ -471,6 +471,17 @@ def _int(value: Any) -> int:
         return int(value)
     except (TypeError, ValueError):
         return 0
+
+
+def _line_of(text: str, ordinal: int, index: int) -> str:
+    """An item's text as a summary shows it: one line of at most LINE_LIMIT characters. A
+    longer one says where the whole text is, so that the reader can fetch it: a protected
+    goal of three pages is cut as any other item, not silently."""
+    flat = " ".join(text.split())
+    if len(flat) <= LINE_LIMIT:
+        return flat
+    where = f" [cut; the whole item: run {ordinal}, index {index}, in Thread.items]"
+    return _shorten(flat, LINE_LIMIT - len(where)) + where
 
 
 def _shorten(text: str, limit: int) -> str:

@@ -154,6 +154,19 @@ def test_long_user_messages_are_shortened() -> None:
     assert len(text) < 600
 
 
+def test_a_long_item_is_cut_saying_where_its_whole_text_is() -> None:
+    goal = "Ship the importer. " * 200  # about 3,800 characters
+    text = summarize(
+        [run(1), run(2, item(RunItemKind.DECISION, "d"), item(RunItemKind.USER_GOAL, goal))],
+        title="# H",
+    ).text
+    (line,) = [line for line in text.splitlines() if "Goal:" in line]
+    assert line.endswith("… [cut; the whole item: run 2, index 1, in Thread.items]"), line
+    assert len(line) < summarizer.LINE_LIMIT + 20  # the item's line, not its three pages
+    short = summarize([run(1, item(RunItemKind.USER_GOAL, "Ship it"))], title="# H").text
+    assert "cut;" not in short
+
+
 def test_budget_keeps_protected_items_and_fills_newest_first() -> None:
     runs = [
         run(
