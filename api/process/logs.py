@@ -98,6 +98,8 @@ def _json_config(level: str) -> dict[str, Any]:
 def _text_config(level: str) -> dict[str, Any]:
     """uvicorn's lines as uvicorn writes them; ours with their logger and request."""
     config = copy.deepcopy(LOGGING_CONFIG)
+    # uvicorn writes its access lines to stdout; every line goes to stderr here, as in JSON.
+    config["handlers"]["access"]["stream"] = "ext://sys.stderr"
     config["filters"] = {"request_id": {"()": RequestIdFilter, "missing": "-"}}
     config["formatters"]["threadline"] = {
         "()": "uvicorn.logging.DefaultFormatter",

@@ -22,6 +22,8 @@ ADMIN_NOISE = (
     "NOTE: Picked up",
     "Picked up",
 )
+# Its progress, line after line, before the reason of a load that fails part way.
+ADMIN_PROGRESS = ("Files:", "Done:")
 
 
 def dump(instance: LocalNeo4j, target: Path) -> None:
@@ -87,7 +89,9 @@ def _admin(instance: LocalNeo4j, action: str, *arguments: str) -> None:
 
 
 def _reason(done: subprocess.CompletedProcess[str]) -> str:
-    """neo4j-admin's own reason: its first line that is not advice on seeing more."""
+    """neo4j-admin's own reason: its line saying what failed, else its first line that is
+    neither progress nor advice on seeing more."""
     lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-    reasons = [line for line in lines if not line.startswith(ADMIN_NOISE)]
-    return (reasons or lines or [f"exit code {done.returncode}"])[0]
+    reasons = [line for line in lines if not line.startswith(ADMIN_NOISE + ADMIN_PROGRESS)]
+    failed = [line for line in reasons if line.startswith("Failed to")]
+    return (failed or reasons or lines or [f"exit code {done.returncode}"])[0]

@@ -94,6 +94,13 @@ async def test_a_dump_loads_on_a_new_machine_and_over_a_database_and_neither_run
         (line,) = refused.stderr.strip().splitlines()
         assert "Not a valid Neo4j archive" in line and str(not_a_dump) in line, line
         assert line.endswith("the database there is as it was"), line
+        # So is a dump cut short, with neo4j-admin's reason rather than its progress.
+        cut = tmp_path / "cut.dump"
+        cut.write_bytes(file.read_bytes()[: file.stat().st_size // 2])
+        refused = cli(elsewhere, "neo4j", "load", str(cut))
+        assert refused.returncode == 1
+        (line,) = refused.stderr.strip().splitlines()
+        assert "Failed to load database" in line and line.endswith("as it was"), line
         restored.start()
         assert probes(restored, "MATCH (p:Probe) RETURN count(p)") == 1
         # The service reads the older database, instead of waiting for its lost future.

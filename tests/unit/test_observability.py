@@ -60,6 +60,24 @@ def test_a_text_log_line_is_for_a_person() -> None:
     assert line.startswith("WARNING:") and "stored it" in line and "req-2" in line
 
 
+def test_access_lines_go_to_stderr_in_either_format() -> None:
+    code = """
+import logging.config, sys
+from api.process.logs import logging_config
+from api.settings import LogFormat
+logging.config.dictConfig(logging_config(LogFormat(sys.argv[1])))
+logging.getLogger("uvicorn.access").info(
+    '%s - "%s %s HTTP/%s" %d', "127.0.0.1:5000", "GET", "/readyz", "1.1", 200
+)
+"""
+    for fmt in (LogFormat.text, LogFormat.json):
+        done = subprocess.run(
+            [sys.executable, "-c", code, fmt.value], cwd=ROOT, capture_output=True, text=True
+        )
+        assert done.returncode == 0 and done.stdout == "", (fmt, done)
+        assert "/readyz" in done.stderr, (fmt, done.stderr)
+
+
 def test_a_line_written_inside_a_span_names_its_trace() -> None:
     record = logging.LogRecord("threadline.test", logging.INFO, __file__, 1, "hi", None, None)
     tracer = TracerProvider().get_tracer("test")
