@@ -250,6 +250,7 @@ def create_app(
     tokens = LiveTokens(settings.tokens_file, audit)
     running = Running()
     metrics = Metrics()
+    metrics.count_audit_events(audit)
     traces = tracing or telemetry.from_environment()
     extra: list[Callable[[], SchemaExtension]] = [metrics.extension()]
     if traces is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from logging.handlers import WatchedFileHandler
@@ -39,6 +39,8 @@ class Audit:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._log = logging.getLogger(LOGGER)
+        # Told each event as it is written: /metrics counts them (api/http/metrics.py).
+        self.observer: Callable[[str], None] = lambda _event: None
 
     def record(
         self,
@@ -60,6 +62,7 @@ class Audit:
             "operation": operation,
         }
         self._log.info(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
+        self.observer(event)
 
     def refusal(self, refusal: Refusal, path: str, operation: str | None = None) -> None:
         self.record(

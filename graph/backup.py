@@ -78,7 +78,10 @@ async def restore(
             if await loader.add(record):
                 break
         else:
-            raise SnapshotError("the snapshot ends before its last line: it is incomplete")
+            raise SnapshotError(
+                f"the snapshot ends at line {records.at.line}, before its last line: "
+                "it is incomplete"
+            )
         await tx.row("backup/restore_finish", workspace=target)
         return loader.counts
 

@@ -226,12 +226,21 @@ class Records:
 
     header: Header
     lines: Iterator[dict[str, Any]]
+    at: Position
+
+
+@dataclass
+class Position:
+    """The number of the line a snapshot has been read to."""
+
+    line: int = 0
 
 
 def read(lines: Iterable[str], code_schema: int) -> Records:
     """The header of a snapshot (checked: format, version, schema not newer than the
     code's), and an iterator over the records after it, ending at the trailer."""
-    stream = _records(lines)
+    at = Position()
+    stream = _records(lines, at)
     try:
         first = next(stream)
     except StopIteration:
@@ -253,13 +262,14 @@ def read(lines: Iterable[str], code_schema: int) -> Records:
             f"the snapshot is at schema version {header.schema_version}, newer than this "
             f"Threadline's schema version {code_schema}: restore it with a newer Threadline"
         )
-    return Records(header, stream)
+    return Records(header, stream, at)
 
 
-def _records(lines: Iterable[str]) -> Iterator[Any]:
+def _records(lines: Iterable[str], at: Position) -> Iterator[Any]:
     """Each non-blank line as JSON; one that is not (a file cut off mid-line, or another
     file's text) stops the read with its line number."""
     for number, line in enumerate(lines, start=1):
+        at.line = number
         if not line.strip():
             continue
         try:

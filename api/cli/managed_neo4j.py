@@ -90,8 +90,10 @@ LOAD_FILE = typer.Argument(..., help="A file written by `neo4j dump`.")
 
 @neo4j_app.command("dump")
 def neo4j_dump(file: Path = DUMP_FILE) -> None:
-    """The whole managed database into FILE (neo4j-admin database dump; Neo4j stopped)."""
-    _admin(lambda instance: dumps.dump(instance, file), f"dumped the database to {file}")
+    """The whole managed database into FILE (neo4j-admin database dump; Neo4j stopped);
+    a file already there is replaced, and the line says so."""
+    replaced = " (replacing the file that was there)" if file.exists() else ""
+    _admin(lambda instance: dumps.dump(instance, file), f"dumped the database to {file}{replaced}")
 
 
 @neo4j_app.command("load")

@@ -1,9 +1,11 @@
-"""Prometheus metrics: per-operation request counts, errors and latency, Bolt round trips."""
+"""Prometheus metrics: per-operation request counts, errors and latency, audit events
+(refusals before and during execution), Bolt round trips."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from graphql import FieldNode, OperationDefinitionNode
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -14,6 +16,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionContext
+
+if TYPE_CHECKING:
+    from api.audit import Audit
+
+# Root fields of introspection: a label of their own, like any operation's.
+INTROSPECTION = frozenset({"__typename", "__schema", "__type"})
 
 
 class Metrics:
@@ -31,12 +39,22 @@ class Metrics:
             ["operation", "type"],
             registry=self.registry,
         )
+        self.audit_events = Counter(
+            "threadline_audit_events_total",
+            "Audit events by kind: refusals (unauthenticated, expired, forbidden, "
+            "rate_limited) and token administration",
+            ["event"],
+            registry=self.registry,
+        )
         self._round_trips = _RoundTrips()
         self.registry.register(self._round_trips)
 
     def count_round_trips(self, read: Callable[[], int]) -> None:
         """Expose the store's own count (`Store.round_trips`) as a counter, read at scrape."""
         self._round_trips.read = read
+
+    def count_audit_events(self, audit: Audit) -> None:
+        audit.observer = lambda event: self.audit_events.labels(event).inc()
 
     def extension(self) -> type[SchemaExtension]:
         metrics = self
@@ -91,7 +109,8 @@ def _root_field(context: ExecutionContext) -> str:
             for selection in definition.selection_set.selections:
                 if isinstance(selection, FieldNode):
                     name = selection.name.value
-                    return name if _is_root(context, name) else "unknown"
+                    known = name in INTROSPECTION or _is_root(context, name)
+                    return name if known else "unknown"
     return "invalid"
 
 

@@ -100,7 +100,7 @@ def too_large(budget: ContextBudget, handoffs: Sequence[PlannedHandoff]) -> Thre
         f"The context to inject does not fit: its protected items take about {protected} "
         f"tokens, and the budget is {budget.budgetTokens} (window {budget.windowTokens}, "
         f"{budget.usedTokens} used, {budget.reserveTokens} reserved, at most "
-        f"{budget.capTokens} per handoff). Nothing was written.",
+        f"{budget.capTokens} per handoff).",
     )
 
 

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from api.auth import TokenBook, refuse_open_public_bind
 from api.settings import Settings
@@ -226,9 +227,21 @@ async def test_metrics_need_a_valid_token(secured: GraphQLClient) -> None:
         refused = await secured.http.get("/metrics", headers=headers)
         assert refused.status_code == 401
         assert refused.json()["errors"][0]["extensions"]["code"] == "UNAUTHENTICATED"
-    scraped = await secured.http.get("/metrics", headers={"Authorization": "Bearer alice-read"})
+    read_only = {"Authorization": "Bearer alice-read"}
+    mutation = {"query": 'mutation { createThread(id: "refused") { id } }'}
+    forbidden = await secured.http.post("/graphql", json=mutation, headers=read_only)
+    assert forbidden.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    scraped = await secured.http.get("/metrics", headers=read_only)
     assert scraped.status_code == 200
     assert "threadline_bolt_round_trips_total" in scraped.text
+    # Refusals are counted, those before GraphQL runs too.
+    events = {
+        sample.labels["event"]: sample.value
+        for family in text_string_to_metric_families(scraped.text)
+        for sample in family.samples
+        if sample.name == "threadline_audit_events_total"
+    }
+    assert events["unauthenticated"] >= 2 and events["forbidden"] >= 1, events
 
 
 def test_open_service_binds_only_to_loopback() -> None:

@@ -69,7 +69,9 @@ async def test_a_dump_loads_on_a_new_machine_and_over_a_database_and_neither_run
     managed.stop()
     dumped = cli(home, "neo4j", "dump", str(file))
     assert dumped.returncode == 0, dumped.stderr
-    assert file.is_file()
+    assert file.is_file() and "replacing" not in dumped.stdout
+    again = cli(home, "neo4j", "dump", str(file))
+    assert again.stdout.strip().endswith("(replacing the file that was there)"), again
 
     # Another machine: a home whose Neo4j never started.
     elsewhere = borrowing_jars(tmp_path / "elsewhere")
