@@ -120,17 +120,18 @@ class Gateway:
         self._cold_wait_s = cold_wait_s
 
     def waiting_for_warm_up(self, wait_s: float) -> Gateway:
-        """This gateway, its calls made before the warm-up has ended waiting up to `wait_s`
-        for it: for a caller that cannot wait for /readyz, as `threadline mcp`'s agent
-        calls as soon as the process starts, when a cold Neo4j plans each statement in
-        seconds and every early call ran out of time (UNAVAILABLE)."""
+        """This gateway, its calls made before the first warm-up has ended waiting up to
+        `wait_s` for it: for a caller that cannot wait for /readyz, as `threadline mcp`'s
+        agent calls as soon as the process starts, when a cold Neo4j plans each statement
+        in seconds and every early call ran out of time (UNAVAILABLE). After an outage
+        calls do not wait: statements are planned as they are needed, as for `serve`."""
         return Gateway(self._schema, self._services, wait_s)
 
     async def run(
         self, principal: Principal, operation: Operation, variables: Mapping[str, Any]
     ) -> Answer:
         services = self._services()
-        if self._cold_wait_s and not services.store.warm:
+        if self._cold_wait_s and not services.store.serving:
             with contextlib.suppress(TimeoutError):  # then as any call: on the request's bound
                 async with asyncio.timeout(self._cold_wait_s):
                     await services.store.warm_up()
