@@ -18,8 +18,12 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from api.app import create_app
+from api.auth import OPEN
+from api.mcp import tools
+from api.settings import Settings
 from graph.store import Store
-from tests.support.graphql import GraphQLClient
+from tests.support.graphql import GraphQLClient, connect_test_store
 from tests.support.managed import cli
 from tests.support.served import serve
 from tests.support.steps import As, run_once, start, tokens_file
@@ -283,3 +287,20 @@ def test_stdio_says_which_neo4j_it_uses_and_why_it_cannot_serve(tmp_path: Path) 
         "threadline mcp: The graph database is unavailable (ServiceUnavailable); nothing was "
         "written; retry.",
     ]
+
+
+async def test_an_early_stdio_call_waits_for_the_first_warm_up(neo4j_uri: str) -> None:
+    """`threadline mcp`'s agent calls as soon as the process starts: its gateway lets a call
+    made before the first warm-up has ended wait for it, instead of racing it to a cold
+    Neo4j's plans and running out of time."""
+    store = connect_test_store(neo4j_uri)  # a new process's store: nothing planned yet
+    app = create_app(Settings(), store=store)
+    gateway = app.state.gateway.waiting_for_warm_up(60.0)
+    try:
+        async with app.router.lifespan_context(app):
+            assert not store.serving
+            answer = await gateway.run(OPEN, tools.LIST_THREADS, {"first": 1})
+            assert not answer.failed, answer
+            assert store.serving
+    finally:
+        await store.close()
