@@ -8,6 +8,7 @@ import json
 import httpx
 import pytest
 from threadline_client import RunItemInput, RunItemKind
+from threadline_client.connect import graphql_url
 
 from api.cli.demo_client import DemoError, coded_errors, typed_client
 
@@ -54,3 +55,13 @@ async def test_a_graphql_error_reaches_the_console_with_its_code() -> None:
     with pytest.raises(DemoError, match="NOT_FOUND: No thread"):
         async with http, coded_errors(typed_client(http)) as client:
             await client.merge_back(fork_thread_id="nope")
+
+
+def test_connect_takes_the_base_url_or_the_graphql_address() -> None:
+    for given in (
+        "http://h:8000",
+        "http://h:8000/",
+        "http://h:8000/graphql",
+        "http://h:8000/graphql/",
+    ):
+        assert graphql_url(given) == "http://h:8000/graphql", given

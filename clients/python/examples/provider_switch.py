@@ -13,18 +13,14 @@ import asyncio
 import json
 import os
 
-import httpx
-from threadline_client import ContextUsageInput, RunItemInput, RunItemKind, ThreadlineClient
+from threadline_client import ContextUsageInput, RunItemInput, RunItemKind
+from threadline_client.connect import connect
 
 
 async def main() -> dict[str, object]:
     # The service's base URL; its /graphql address, as a user may paste it, works too.
-    url = os.environ.get("THREADLINE_URL", "http://127.0.0.1:8000").rstrip("/")
-    url = url.removesuffix("/graphql")
-    token = os.environ.get("THREADLINE_TOKEN")
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx.AsyncClient(headers=headers, timeout=60) as http:
-        client = ThreadlineClient(url=f"{url}/graphql", http_client=http)
+    url = os.environ.get("THREADLINE_URL", "http://127.0.0.1:8000")
+    async with connect(url, os.environ.get("THREADLINE_TOKEN")) as client:
         thread = (await client.create_thread(title="Fix the login bug")).create_thread
         codex = (
             await client.start_run(thread_id=thread.id, provider="codex", input="Fix the login bug")
