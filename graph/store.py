@@ -613,6 +613,7 @@ def _unanswered(error: BaseException, timeout_s: float) -> ThreadlineError:
 def _timed_out(timeout_s: float) -> ThreadlineError:
     return ThreadlineError(
         ErrorCode.UNAVAILABLE,
-        f"The graph database did not answer within {timeout_s:g} s (it is busy, or the command "
-        "waited on others that change the same thread); nothing was written; retry.",
+        f"The graph database did not answer within {timeout_s:g} s (it is busy or has just "
+        "restarted, or the command waited on others that change the same thread); nothing "
+        "was written; retry.",
     )
