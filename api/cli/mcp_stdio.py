@@ -17,6 +17,7 @@ from api.cli import checked
 from api.cli.checked import settings as checked_settings
 from graph.errors import ThreadlineError
 from graph.runtime.local_neo4j import LocalNeo4jError
+from graph.store import GraphTooNewError
 
 if TYPE_CHECKING:
     from api.auth import Principal
@@ -63,7 +64,13 @@ def serve_stdio() -> None:
     try:
         asyncio.run(_serve(settings, caller))
     except ThreadlineError as error:  # the schema could not be migrated: Neo4j is away
-        _say(f"threadline mcp: {error.message}")
+        _say(
+            f"threadline mcp: Neo4j did not answer ({error.message.split(';')[0]}): start it, "
+            "or set THREADLINE_NEO4J_URI to one that runs, then start this again."
+        )
+        raise typer.Exit(1) from error
+    except GraphTooNewError as error:
+        _say(f"threadline mcp: {error}")
         raise typer.Exit(1) from error
 
 
