@@ -19,6 +19,7 @@ import httpx
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
 from threadline_client import ThreadlineClient
 from threadline_client.async_base_client import HttpClient
+from threadline_client.connect import service_base
 from threadline_client.exceptions import GraphQLClientError, GraphQLClientGraphQLMultiError
 
 from api.settings import Settings
@@ -128,15 +129,6 @@ def _unlogged() -> Iterator[None]:
         yield
     finally:
         root.removeHandler(dropped)
-
-
-def service_base(url: str) -> str:
-    """The service's base URL from what a user may paste: its /graphql address works too,
-    and a host and port without a scheme is taken as http (as `serve` prints it)."""
-    base = url.strip().rstrip("/")
-    if "://" not in base:
-        base = f"http://{base}"
-    return base.removesuffix("/graphql").rstrip("/")
 
 
 async def answering(http: httpx.AsyncClient) -> str | None:

@@ -44,8 +44,10 @@ def demo(
     token: str | None = TOKEN_OPTION,
 ) -> None:
     """Seed a realistic thread family through the GraphQL API; print its /lineage URL."""
+    from threadline_client.connect import service_base
+
     from api.cli.demo import DemoStopped, seed_demo
-    from api.cli.demo_client import DemoError, Resume, in_process, remote, service_base
+    from api.cli.demo_client import DemoError, Resume, in_process, remote
     from api.cli.stages import base_url
     from api.cli.target import quiet_driver_notifications, service_to_use
     from graph.errors import ThreadlineError

@@ -64,9 +64,10 @@ def serve_stdio() -> None:
     try:
         asyncio.run(_serve(settings, caller))
     except ThreadlineError as error:  # the schema could not be migrated: Neo4j is away
+        cause = type(error.__cause__ or error).__name__
         _say(
-            f"threadline mcp: Neo4j did not answer ({error.message.split(';')[0]}): start it, "
-            "or set THREADLINE_NEO4J_URI to one that runs, then start this again."
+            f"threadline mcp: Neo4j did not answer ({cause}): start it, or set "
+            "THREADLINE_NEO4J_URI to one that runs, then start this again."
         )
         raise typer.Exit(1) from error
     except GraphTooNewError as error:

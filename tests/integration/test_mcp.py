@@ -284,9 +284,8 @@ def test_stdio_says_which_neo4j_it_uses_and_why_it_cannot_serve(tmp_path: Path) 
     assert ran.returncode == 1 and ran.stdout == ""  # stdout is the protocol's alone
     assert ran.stderr.strip().splitlines() == [
         f"threadline mcp: Neo4j at {nowhere} (THREADLINE_NEO4J_URI)",
-        "threadline mcp: Neo4j did not answer (The graph database is unavailable "
-        "(ServiceUnavailable)): start it, or set THREADLINE_NEO4J_URI to one that runs, then "
-        "start this again.",
+        "threadline mcp: Neo4j did not answer (ServiceUnavailable): start it, or set "
+        "THREADLINE_NEO4J_URI to one that runs, then start this again.",
     ]
 
 

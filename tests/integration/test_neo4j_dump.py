@@ -76,6 +76,7 @@ async def test_a_dump_loads_on_a_new_machine_and_over_a_database_and_neither_run
     # Another machine: a home whose Neo4j never started.
     elsewhere = borrowing_jars(tmp_path / "elsewhere")
     restored = instance_of(elsewhere)
+    service: Store | None = None
     try:
         loaded = cli(elsewhere, "neo4j", "load", str(file))
         assert loaded.returncode == 0, loaded.stderr
@@ -107,6 +108,7 @@ async def test_a_dump_loads_on_a_new_machine_and_over_a_database_and_neither_run
         assert probes(restored, "MATCH (p:Probe) RETURN count(p)") == 1
         # The service reads the older database, instead of waiting for its lost future.
         assert await answers_again(service, attempts=2)
-        await service.close()
     finally:
+        if service is not None:
+            await service.close()
         restored.stop()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 import typer
+from threadline_client.connect import service_base
 
-from api.cli.demo_client import service_base
 from api.cli.target import service_to_use
 from api.settings import Settings
 from graph.runtime.ports import free_ports

@@ -12,9 +12,18 @@ from .client import ThreadlineClient
 TIMEOUT_S = 60.0
 
 
+def service_base(url: str) -> str:
+    """The service's base URL from what a user may paste: its /graphql address works too,
+    and a host and port without a scheme is taken as http (as `threadline serve` prints it)."""
+    base = url.strip().rstrip("/")
+    if "://" not in base:
+        base = f"http://{base}"
+    return base.removesuffix("/graphql").rstrip("/")
+
+
 def graphql_url(url: str) -> str:
     """The service's /graphql address, from its base URL or from that address itself."""
-    return url.rstrip("/").removesuffix("/graphql") + "/graphql"
+    return f"{service_base(url)}/graphql"
 
 
 def connect(url: str, token: str | None = None, timeout_s: float = TIMEOUT_S) -> ThreadlineClient:
