@@ -35,11 +35,10 @@ os.environ.setdefault("THREADLINE_DB_TIMEOUT_S", "30")
 # The Neo4j servers tests start to test starting, stopping, dumping and killing one live
 # for seconds: they compile with C1 only, as the optimizing compiler's work at start-up
 # costs them more than it returns (a cold start measured 17-20 s of CPU and 18-26 s of wall
-# time with it, 10-11 s and 11-14 s without). The session's own test servers answer every
-# test for minutes, and most of their CPU is Cypher planning, which runs faster once the
-# optimizing compiler has compiled the planner: they keep it (`neo4j_server`), in one
-# process (21 min with C1 only, 17 without, on an older suite) and with two workers alike
-# (pytest 12:24 with it, 13:06-13:22 in three runs with C1 only).
+# time with it, 10-11 s and 11-14 s without). The session's own test server answers every
+# test for minutes: in a run in one process it keeps the optimizing compiler, as with C1
+# only that run took longer (21 min, not 17). With two workers it does not: two servers
+# then compile the same code side by side on cores the workers already fill (`neo4j_server`).
 # The JVM reads this variable itself (and says so on stderr); a value of your own wins.
 C1_ONLY = "-XX:TieredStopAtLevel=1"
 os.environ.setdefault("JDK_JAVA_OPTIONS", C1_ONLY)
@@ -69,6 +68,11 @@ def worker() -> int:
     return int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
 
 
+def parallel() -> bool:
+    """Whether this run has more than one pytest-xdist worker."""
+    return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
+
+
 @pytest.fixture(scope="session")
 def neo4j_server() -> Iterator[LocalNeo4j | None]:
     """The Neo4j named by THREADLINE_TEST_NEO4J_URI, else the managed test server."""
@@ -83,7 +87,7 @@ def neo4j_server() -> Iterator[LocalNeo4j | None]:
     )
     was_running = instance.is_running()
     with pytest.MonkeyPatch.context() as patch:
-        if os.environ.get("JDK_JAVA_OPTIONS") == C1_ONLY:
+        if os.environ.get("JDK_JAVA_OPTIONS") == C1_ONLY and not parallel():
             patch.delenv("JDK_JAVA_OPTIONS")
         instance.start()
     yield instance
