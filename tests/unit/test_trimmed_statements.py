@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from graph import queries
 
 
@@ -21,3 +23,14 @@ def test_only_the_named_sections_remain_in_their_order() -> None:
 
 def test_no_section_leaves_the_return() -> None:
     assert queries.trimmed("plan/apply", []).strip().splitlines()[-1] == "RETURN true AS applied"
+
+
+def test_only_a_statement_of_sections_is_trimmed() -> None:
+    with pytest.raises(queries.UnknownQueryError):
+        queries.trimmed("thread/state", [])
+
+
+def test_the_warm_up_never_plans_a_statement_of_sections_whole() -> None:
+    served = queries.served_statements()
+    assert queries.load("plan/apply") not in served
+    assert queries.load("thread/state") in served
