@@ -41,9 +41,9 @@ os.environ.setdefault("THREADLINE_DB_TIMEOUT_S", "30")
 # then compile the same code side by side on cores the workers already fill (`neo4j_server`).
 # With C1 only the JVM's code cache shrinks to 48 MB, which the planner's compiled code
 # outgrows: the JVM then throws compiled methods away and compiles them again, over and
-# over (a session server flushed 32,000 methods in one run). The cache is kept at the size
-# it has with both compilers. The JVM reads this variable itself (and says so on stderr);
-# a value of your own wins.
+# over (a session server flushed 32,000 methods in three minutes of a run). The cache is
+# kept at the size it has with both compilers. The JVM reads this variable itself (and
+# says so on stderr); a value of your own wins.
 C1_ONLY = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 os.environ.setdefault("JDK_JAVA_OPTIONS", C1_ONLY)
 # Kinds of tests, by folder; `process` besides for those that start `threadline serve` or
