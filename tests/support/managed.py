@@ -13,16 +13,20 @@ from pathlib import Path
 import httpx
 
 from api.settings import Settings, test_neo4j
+from graph.runtime.ports import free_ports
 
 CLI_TIMEOUT_S = 180
 
 
 def cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """`threadline ARGS` in a fresh process, with only the THREADLINE_ variables given."""
+    """`threadline ARGS` in a fresh process, with only the THREADLINE_ variables given. A
+    `serve` gets a free API port unless the test names one: another program may hold 8000,
+    and `serve` checks its port before anything else a test means to see."""
     clean = {key: value for key, value in os.environ.items() if not key.startswith("THREADLINE_")}
+    (port,) = free_ports(1)
     return subprocess.run(
         [sys.executable, "-m", "api.cli", *args],
-        env={**clean, "THREADLINE_HOME": str(home), **env},
+        env={**clean, "THREADLINE_HOME": str(home), "THREADLINE_PORT": str(port), **env},
         capture_output=True,
         text=True,
         timeout=CLI_TIMEOUT_S,
