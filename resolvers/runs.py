@@ -4,6 +4,7 @@ the thread's state and adds its writes and events to a `Draft`."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from graph import events
@@ -46,32 +47,42 @@ def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | 
     return thread
 
 
+# Why an id was refused, in the words of its refusal.
+UNNAMEABLE = "is empty, starts or ends with whitespace, or holds a control character"
+
+
 def chosen_thread_id(ident: str) -> str:
     """A thread id a client chose, if it can name the thread: INVALID_INPUT for an empty one
-    (clients send it as a placeholder, and it once stood for "make one") or one that starts
+    (clients send it as a placeholder, and it once stood for "make one"), one that starts
     or ends with whitespace (clients and the lineage page trim what they are given, so no
-    one would find that thread by the id they see)."""
-    if not well_edged(ident):
+    one would find that thread by the id they see), or one holding a control character
+    (a newline or a NUL no one types into a search box)."""
+    if not nameable(ident):
         raise invalid(
-            f"Thread id {ident!r} is empty or starts or ends with whitespace: choose one "
-            "without, or send no id for the service to make one."
+            f"Thread id {ident!r} {UNNAMEABLE}: choose one without, or send no id for the "
+            "service to make one."
         )
     return ident
 
 
-def well_edged(ident: str) -> bool:
-    """Not empty, and not starting or ending with whitespace: an id someone can name."""
-    return bool(ident) and ident == ident.strip()
+def nameable(ident: str) -> bool:
+    """An id someone can name: not empty, not starting or ending with whitespace, and no
+    control character (a newline, a tab, a NUL) anywhere."""
+    return (
+        bool(ident)
+        and ident == ident.strip()
+        and not any(unicodedata.category(char) == "Cc" for char in ident)
+    )
 
 
 def named_ref(ref: str) -> None:
-    """A provider's own id for a thread (its session id): INVALID_INPUT when it is empty or
-    starts or ends with whitespace, as no provider's id does. A blank one attached would be
-    resumed as if it named a session, and lock the provider thread to it."""
-    if not well_edged(ref):
+    """A provider's own id for a thread (its session id): INVALID_INPUT unless it is
+    `nameable`, as every provider's id is. A blank one attached would be resumed as if it
+    named a session, and lock the provider thread to it."""
+    if not nameable(ref):
         raise invalid(
-            f"nativeRef {ref!r} is empty or starts or ends with whitespace: send the "
-            "provider's own id for its thread (its session id) as the provider gave it."
+            f"nativeRef {ref!r} {UNNAMEABLE}: send the provider's own id for its thread "
+            "(its session id) as the provider gave it."
         )
 
 

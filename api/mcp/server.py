@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from importlib.metadata import version
 from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -56,6 +57,11 @@ def result(answer: Answer, summary: Callable[[Any], str]) -> CallToolResult:
     )
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 run`, `2 runs`: a tool's one-line answer, as a person would write it."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def given(**values: Any) -> dict[str, Any]:
     """The arguments a caller gave: an omitted one takes the GraphQL argument's default."""
     return {key: value for key, value in values.items() if value is not None}
@@ -90,6 +96,7 @@ def refused_arguments(tool: str, error: ToolError) -> str:
 def build(gateway: Gateway, who: Who) -> MCPServer:
     server = CodedServer(
         name="threadline",
+        version=version("threadline"),
         # The SDK calls logging.basicConfig at this level: a no-op where the process set
         # up its logging (serve, mcp), and in a console command's in-process app it would
         # print every request as an INFO line.
@@ -118,7 +125,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
             tools.LIST_THREADS,
             given(first=first, after=after, titleContains=title_contains),
         )
-        return result(found, lambda page: f"{len(page['edges'])} threads.")
+        return result(found, lambda page: f"{counted(len(page['edges']), 'thread')}.")
 
     @server.tool(annotations=READ)
     async def thread_read(
@@ -142,7 +149,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
                 runOrdinals=run_ordinals,
             ),
         )
-        return result(found, lambda thread: f"{len(thread['items']['edges'])} items.")
+        return result(found, lambda thread: f"{counted(len(thread['items']['edges']), 'item')}.")
 
     @server.tool(annotations=READ)
     async def thread_context(ctx: Context, thread_id: str) -> CallToolResult:
@@ -152,7 +159,8 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         return result(
             found,
             lambda thread: (
-                f"{len(thread['runs'])} runs, {len(thread['providerThreads'])} provider threads."
+                f"{counted(len(thread['runs']), 'run')}, "
+                f"{counted(len(thread['providerThreads']), 'provider thread')}."
             ),
         )
 
@@ -167,7 +175,9 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         found = await call(
             ctx, tools.LINEAGE, given(id=thread_id, direction=direction, depth=depth)
         )
-        return result(found, lambda family: f"{len(family['nodes'])} threads in the family.")
+        return result(
+            found, lambda family: f"{counted(len(family['nodes']), 'thread')} in the family."
+        )
 
     @server.tool(annotations=READ)
     async def explain_start(

@@ -164,9 +164,9 @@ async def test_a_thread_id_no_one_could_name_it_by_is_refused_and_writes_nothing
     gql: GraphQLClient,
 ) -> None:
     make = 'mutation($id: ID) { createThread(id: $id, title: "x") { id } }'
-    for unnameable in ("", "   ", " mine", "mine\n"):
+    for unnameable in ("", "   ", " mine", "mine\n", "a/b\n c", "a\x00b"):
         refused = await gql.refused("INVALID_INPUT", make, id=unnameable)
-        assert "empty or starts or ends with whitespace" in refused["message"]
+        assert "starts or ends with whitespace, or holds a control character" in refused["message"]
     listed = await gql("query { threads(first: 10) { edges { node { id } } } }")
     assert listed["threads"]["edges"] == []
     made = await gql(make, id="a/b?c#d e")  # anything else is the client's to choose

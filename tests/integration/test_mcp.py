@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import TextContent
 
 from api.app import create_app
 from api.auth import OPEN
@@ -133,6 +135,10 @@ async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None
 
     threads = await call(client, "list_threads", title_contains="cache")
     assert [e["node"]["id"] for e in threads["edges"]] == [ids["thread"]]
+    said = await client.call_tool("list_threads", {"title_contains": "cache"})
+    assert [c.text for c in said.content if isinstance(c, TextContent)] == ["1 thread."]
+    assert client.server_info is not None
+    assert client.server_info.version == version("threadline")
     assert (await call(client, "list_threads", title_contains="nothing"))["edges"] == []
 
     read = await call(client, "thread_read", thread_id=ids["thread"], kinds=["DECISION"])
