@@ -273,13 +273,28 @@ def _latest_reply(runs: Sequence[RunDigest]) -> Drafted:
 
 
 def _every(title: str, kind: RunItemKind) -> Callable[[Sequence[RunDigest]], Drafted]:
-    """A section showing every item of `kind` as written (decisions, subagent results)."""
+    """A section showing every item of `kind` as written (decisions, subagent results): one
+    line per text, in the order the texts first came, showing every item that says it. A
+    decision restated in later runs is read once, not once a run, and the line stays as
+    long as its newest saying would; a blank item says nothing and shows no line."""
 
     def drafted(runs: Sequence[RunDigest]) -> Drafted:
-        found = _items(runs, kind)
-        return Drafted(title, [_item_line(run, item, item.text) for run, item in found])
+        said: dict[str, list[Found]] = {}
+        for run, item in _items(runs, kind):
+            if item.text.strip():
+                said.setdefault(item.text, []).append((run, item))
+        return Drafted(title, [_said_line(text, found) for text, found in said.items()])
 
     return drafted
+
+
+def _said_line(text: str, found: list[Found]) -> Line:
+    newest_run, newest_item = found[-1]
+    return Line(
+        text=text,
+        newest=(newest_run.ordinal, newest_item.index),
+        shows=tuple((run.ordinal, item) for run, item in found),
+    )
 
 
 def _files(runs: Sequence[RunDigest]) -> Drafted:

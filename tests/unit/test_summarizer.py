@@ -16,7 +16,7 @@ from graph.models import (
     RunNode,
     RunStatus,
 )
-from resolvers.handoffs import summarizer
+from resolvers.handoffs import quality, summarizer
 from resolvers.handoffs.selection import left_out_line
 from resolvers.handoffs.summarizer import (
     Summary,
@@ -185,6 +185,30 @@ def test_budget_keeps_protected_items_and_fills_newest_first() -> None:
     assert "command 5.19" in small.text and "command 1.0" not in small.text  # newest first
     assert small.text.endswith(left_out_line(len(small.omitted)) + "\n")
     assert {(o.runOrdinal, o.kind) for o in small.omitted} >= {(1, RunItemKind.COMMAND)}
+
+
+def test_a_decision_said_again_is_one_line_and_a_blank_one_none() -> None:
+    runs = [
+        run(1, item(RunItemKind.DECISION, "Stay on Postgres")),
+        run(2, item(RunItemKind.DECISION, "Use an LRU"), item(RunItemKind.DECISION, "  ")),
+        run(3, item(RunItemKind.DECISION, "Stay on Postgres")),
+    ]
+    summary = summarize(runs, title="# H")
+    (decisions,) = [s for s in summary.sections if s.title == summarizer.DECISIONS]
+    assert decisions.lines == ["Stay on Postgres", "Use an LRU"]  # first said first
+    graded = quality.assess(summary.text, [digest_of(r) for r in runs], summary.omitted)
+    assert {f.kind: (f.kept, f.total) for f in graded.facets}[RunItemKind.DECISION] == (3, 3)
+
+
+def test_a_line_said_in_many_runs_is_kept_while_its_newest_saying_would_be() -> None:
+    runs = [
+        run(n, item(RunItemKind.DECISION, "Stay on Postgres" if n in (1, 9) else f"d{n} " * 30))
+        for n in range(1, 10)
+    ]
+    full = summarize(runs, title="# H")
+    small = summarize(runs, title="# H", max_tokens=full.tokenEstimate // 2)
+    assert "Stay on Postgres" in small.text  # said in run 9, newer than what was left out
+    assert (1, RunItemKind.DECISION) not in {(o.runOrdinal, o.kind) for o in small.omitted}
 
 
 def test_left_out_inputs_are_listed_with_index_minus_one() -> None:
