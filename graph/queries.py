@@ -71,6 +71,10 @@ def is_served(name: str) -> bool:
     return name.split("/", 1)[0] not in NOT_SERVED
 
 
+# Statements of sections, run only trimmed to the sections a command fills.
+SECTIONED = frozenset({"plan/apply"})
+
+
 def served_statements() -> list[str]:
     """The text of every statement the service runs for requests, as it runs them (a
     bounded statement at the default and the largest hop bound). A statement of sections
@@ -112,8 +116,6 @@ def with_hops(name: str, hops: int) -> str:
     return load(name).replace(HOPS_SLOT, str(clamp_hops(hops)))
 
 
-# Statements of sections, run only trimmed to the sections a command fills.
-SECTIONED = frozenset({"plan/apply"})
 # A section: a top-level `CALL () {` whose first UNWIND names the list it writes.
 SECTION_START = re.compile(r"^CALL \(\) \{$", re.MULTILINE)
 SECTION_LIST = re.compile(r"UNWIND \$(\w+) AS")

@@ -204,10 +204,16 @@ def _items(runs: Sequence[RunDigest], *kinds: RunItemKind) -> list[Found]:
 
 
 def _item_line(run: RunDigest, item: DigestItem, text: str, *, protected: bool = False) -> Line:
+    return _said_line(text, [(run, item)], protected=protected)
+
+
+def _said_line(text: str, found: Sequence[Found], *, protected: bool = False) -> Line:
+    """A line showing the items `found` (in run order), as new as the newest of them."""
+    newest_run, newest_item = found[-1]
     return Line(
         text=text,
-        newest=(run.ordinal, item.index),
-        shows=((run.ordinal, item),),
+        newest=(newest_run.ordinal, newest_item.index),
+        shows=tuple((run.ordinal, item) for run, item in found),
         protected=protected,
     )
 
@@ -286,15 +292,6 @@ def _every(title: str, kind: RunItemKind) -> Callable[[Sequence[RunDigest]], Dra
         return Drafted(title, [_said_line(text, found) for text, found in said.items()])
 
     return drafted
-
-
-def _said_line(text: str, found: list[Found]) -> Line:
-    newest_run, newest_item = found[-1]
-    return Line(
-        text=text,
-        newest=(newest_run.ordinal, newest_item.index),
-        shows=tuple((run.ordinal, item) for run, item in found),
-    )
 
 
 def _files(runs: Sequence[RunDigest]) -> Drafted:
