@@ -85,6 +85,10 @@ query($id: ID!, $depth: Int!) {
 class BenchError(RuntimeError):
     """The service answered with an error (or not at all)."""
 
+    def __init__(self, message: str, extensions: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.extensions = extensions or {}
+
 
 class GraphQL:
     """Posts GraphQL documents with a bearer token; answers `data` or raises BenchError.
@@ -99,6 +103,9 @@ class GraphQL:
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
+        # commandIds of writes answered UNAVAILABLE with no outcome ("nothing was written"),
+        # for an audit against the receipts in the graph (bench/recovery.py).
+        self.said_unwritten: list[str] = []
 
     @property
     def http(self) -> aiohttp.ClientSession:
@@ -129,8 +136,11 @@ class GraphQL:
             raise BenchError(f"{type(error).__name__}: {error}") from error
         if body.get("errors"):
             first = body["errors"][0]
-            code = first.get("extensions", {}).get("code", "ERROR")
-            raise BenchError(f"{code}: {first.get('message')}")
+            extensions = first.get("extensions", {})
+            code = extensions.get("code", "ERROR")
+            if code == "UNAVAILABLE" and "outcome" not in extensions and "commandId" in variables:
+                self.said_unwritten.append(variables["commandId"])
+            raise BenchError(f"{code}: {first.get('message')}", extensions)
         data: dict[str, Any] = body["data"]
         return data
 

@@ -11,7 +11,11 @@ run started, attached and completed) is reported too: each command waits for its
 statements to be planned again, so the load comes back later than the probe.
 
 Target: readiness and the probe's first write within 5 s of Bolt answering, in every
-round; the figure is the slowest round over the target. The fault test
+round; the figure is the slowest round over the target.
+
+Every write carries a commandId, and each one answered "nothing was written" (UNAVAILABLE
+with no `outcome`) is looked up among the receipts in the graph at the end: one found
+there committed, and its answer was false. Target: none, over every kill. The fault test
 (tests/integration/test_fault.py) asserts what clients are told during the same outage;
 the time it takes is measured here.
 """
@@ -32,7 +36,7 @@ import httpx
 import typer
 from neo4j import GraphDatabase
 
-from bench import service
+from bench import queries, service
 from bench.cli import OTHER_OUTPUT
 from bench.client import CREATE_THREAD, BenchError, GraphQL, ServiceThread
 from graph.runtime.local_neo4j import LocalNeo4j
@@ -45,6 +49,14 @@ LOADERS = 4
 BASELINE_CYCLES = 10  # cycles (four writes each) acknowledged before the first kill
 WORKSPACE = "recovery"
 USERS_DB_TIMEOUT = {"THREADLINE_DB_TIMEOUT_S": "5"}
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Writes answered "nothing was written", and how many of them had in fact committed."""
+
+    said_unwritten: int
+    committed: int
 
 
 @dataclass(frozen=True)
@@ -146,6 +158,7 @@ async def one_round(neo4j: LocalNeo4j, api: service.Api, load: Load, number: int
         await asyncio.to_thread(neo4j.start)
         bolt_at, ready_at, written_at = await bolt, await ready, await written
     finally:
+        load.gql.said_unwritten.extend(probe.said_unwritten)
         await probe.close()
     load_at = await load.written(1, since=bolt_at)
     # Readiness may come before the Bolt probe's own first answer: that counts as 0.
@@ -157,7 +170,16 @@ async def one_round(neo4j: LocalNeo4j, api: service.Api, load: Load, number: int
     )
 
 
-async def _run(neo4j: LocalNeo4j, folder: Path, rounds: int) -> list[Round]:
+def audit(uri: str, said_unwritten: list[str]) -> Audit:
+    """How many writes answered "nothing was written" have a receipt: they committed."""
+    with GraphDatabase.driver(uri) as driver:
+        records, _, _ = driver.execute_query(
+            queries.load("check/receipts"), commandIds=said_unwritten, workspace=WORKSPACE
+        )
+    return Audit(len(said_unwritten), len(records))
+
+
+async def _run(neo4j: LocalNeo4j, folder: Path, rounds: int) -> tuple[list[Round], Audit]:
     api = service.start_api(folder, neo4j.uri, None, "neo4j", [WORKSPACE], None, USERS_DB_TIMEOUT)
     load = Load(GraphQL(api.url, api.token(WORKSPACE)), seed=7)
     clients = [asyncio.create_task(load.client()) for _ in range(LOADERS)]
@@ -168,15 +190,15 @@ async def _run(neo4j: LocalNeo4j, folder: Path, rounds: int) -> list[Round]:
         for number in range(rounds):
             results.append(await one_round(neo4j, api, load, number))
             await asyncio.sleep(OUTAGE_S)  # the load settles before the next kill
-        return results
     finally:
         load.stop.set()
         await asyncio.gather(*clients)
         await load.gql.close()
         api.stop()
+    return results, audit(neo4j.uri, load.gql.said_unwritten)
 
 
-def table(results: list[Round]) -> list[str]:
+def table(results: list[Round], found: Audit) -> list[str]:
     worst = max(result.slowest for result in results)
     verdict = "met" if worst <= TARGET_S else "MISSED"
     loads = [r.load_s for r in results if r.load_s is not None]
@@ -197,6 +219,10 @@ def table(results: list[Round]) -> list[str]:
         f"Slowest of readiness and probe: {worst:.2f} s = {worst / TARGET_S:.2f} x the target "
         f"({verdict}). Load's first whole cycle: median "
         f"{statistics.median(loads) if loads else float('nan'):.2f} s.",
+        "",
+        f'Answers "nothing was written" over {len(results)} kills: {found.said_unwritten}, of '
+        f"which committed (a receipt in the graph): {found.committed} "
+        f"({'met' if found.committed == 0 else 'MISSED'}: target 0).",
     ]
 
 
@@ -208,10 +234,10 @@ def recovery(
     home = Path(os.environ.get("THREADLINE_HOME", ".threadline")) / "neo4j" / "recovery"
     neo4j = service.start_neo4j(home, "1k")
     try:
-        results = asyncio.run(_run(neo4j, home / "api", rounds))
+        results, found = asyncio.run(_run(neo4j, home / "api", rounds))
     finally:
         neo4j.stop()
-    lines = table(results)
+    lines = table(results, found)
     typer.echo("\n".join(lines))
     if output is not None:
         output.write_text("\n".join(lines) + "\n")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from typing import cast
 
 
 class ErrorCode(StrEnum):
@@ -36,6 +38,31 @@ class ThreadlineError(Exception):
     @classmethod
     def unauthenticated(cls) -> ThreadlineError:
         return cls(ErrorCode.UNAUTHENTICATED, "Send `Authorization: Bearer <token>`.")
+
+
+# What a write's answer says was written, least known first: nothing (no `outcome`), maybe
+# (`UNKNOWN`: a commit was sent and not acknowledged), or the change itself (`COMMITTED`).
+_OUTCOME_WEIGHT = {None: 0, "UNKNOWN": 1, "COMMITTED": 2}
+
+
+def outcome_weight(extensions: Mapping[str, object] | None) -> int:
+    """How much an UNAVAILABLE answer says may have been written (0 for any other error).
+
+    One rule for every layer that retries a write (the store's own retries, a receipt's
+    look-up, the console's clients): tried several times, a write answers the weightiest
+    of its tries, so "nothing was written" stands only when no try sent its commit."""
+    if not extensions or extensions.get("code") != ErrorCode.UNAVAILABLE.value:
+        return 0
+    return _OUTCOME_WEIGHT.get(cast(str | None, extensions.get("outcome")), 0)
+
+
+def weightier(kept: ThreadlineError | None, last: ThreadlineError) -> ThreadlineError:
+    """Of an earlier try's error and the last one's, the one a retried write answers. A
+    last error that is not UNAVAILABLE is an answer of its own (a receipt's replay starts
+    from it), so it stands."""
+    if last.code is not ErrorCode.UNAVAILABLE or kept is None:
+        return last
+    return kept if outcome_weight(kept.extensions) > outcome_weight(last.extensions) else last
 
 
 def not_found(kind: str, ident: str) -> ThreadlineError:

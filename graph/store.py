@@ -8,7 +8,8 @@ sent just before Neo4j returns succeeds as soon as it does.
 A write whose commit was sent but not acknowledged has an unknown outcome. It is retried
 only when the caller says the work is idempotent (a command with a receipt: the retry
 finds the receipt and answers the committed result); otherwise the error says the
-outcome is unknown.
+outcome is unknown. Retried tries that never reach their commit do not make it known: a
+call answers "nothing was written" only when none of its tries sent a commit.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from tenacity import (
 )
 
 from graph import queries
-from graph.errors import ErrorCode, ThreadlineError
+from graph.errors import ErrorCode, ThreadlineError, weightier
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -189,6 +190,22 @@ class Prepared:
 @dataclass
 class _Attempt:
     committing: bool = False  # the work ran; the driver is committing (or has)
+
+
+@dataclass
+class _Tries:
+    """What a call's earlier tries said about its write: a try whose commit went unanswered
+    may have committed, and a later try that never reached its commit cannot undo that."""
+
+    uncertain: ThreadlineError | None = None
+
+    def seen(self, error: ThreadlineError) -> ThreadlineError:
+        self.uncertain = weightier(self.uncertain, error)
+        return error
+
+    def answer(self, last: ThreadlineError) -> ThreadlineError:
+        """The call's answer when its last try failed with `last` (errors.weightier)."""
+        return weightier(self.uncertain, last)
 
 
 class Store:
@@ -502,15 +519,23 @@ class Store:
             stop=lambda state: _out_of_time(state, deadline),
             reraise=True,
         )
+        tries = _Tries()
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._attempt(work, write, idempotent, deadline)
+                    return await self._attempt(work, write, idempotent, deadline, tries)
         except _Transient as gave_up:
-            raise gave_up.error from gave_up
+            raise tries.answer(gave_up.error) from gave_up
+        except ThreadlineError as error:
+            answer = tries.answer(error)
+            if answer is error:
+                raise
+            raise answer from error
         raise AssertionError("tenacity ends with a result or an error")  # pragma: no cover
 
-    async def _attempt(self, work: TxWork[T], write: bool, idempotent: bool, deadline: float) -> T:
+    async def _attempt(
+        self, work: TxWork[T], write: bool, idempotent: bool, deadline: float, tries: _Tries
+    ) -> T:
         state = _Attempt()
         budget = deadline - ANSWER_MARGIN_S - time.monotonic()
         if budget <= 0:
@@ -540,7 +565,7 @@ class Store:
             if isinstance(error, DriverError | OSError):
                 self._replan()
             if write and state.committing:
-                unknown = _outcome_unknown(error)
+                unknown = tries.seen(_outcome_unknown(error))
                 if not idempotent:
                     raise unknown from error
                 raise _Transient(unknown) from error

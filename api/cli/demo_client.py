@@ -23,6 +23,7 @@ from threadline_client.connect import service_base
 from threadline_client.exceptions import GraphQLClientError, GraphQLClientGraphQLMultiError
 
 from api.settings import Settings
+from graph.errors import outcome_weight
 
 RETRY_S = 60.0  # how long one request is retried while the service answers UNAVAILABLE
 T = TypeVar("T")
@@ -50,10 +51,27 @@ async def retried(send: Callable[[], Awaitable[T]], retry_s: float = RETRY_S) ->
         stop=stop_after_delay(retry_s),
         reraise=True,
     )
-    async for attempt in retrying:
-        with attempt:
-            return await send()
+    weightiest: GraphQLClientGraphQLMultiError | None = None
+    try:
+        async for attempt in retrying:
+            with attempt:
+                try:
+                    return await send()
+                except GraphQLClientGraphQLMultiError as error:
+                    if weightiest is None or _weight(error) > _weight(weightiest):
+                        weightiest = error
+                    raise
+    except GraphQLClientGraphQLMultiError as last:
+        # As the service's own retries do (graph.errors.weightier): an earlier try that may
+        # have committed is not undone by later ones that never reached Neo4j.
+        if weightiest is not None and _weight(weightiest) > _weight(last):
+            raise weightiest from last
+        raise
     raise AssertionError("tenacity ends with a result or an error")  # pragma: no cover
+
+
+def _weight(error: GraphQLClientGraphQLMultiError) -> int:
+    return max(outcome_weight(each.extensions) for each in error.errors)
 
 
 def typed_client(http: httpx.AsyncClient) -> ThreadlineClient:

@@ -112,10 +112,22 @@ async def run_once(
         # Idempotent: a retry after a lost commit acknowledgement ends in the replay below.
         return await store.write(once, idempotent=True)
     except ThreadlineError as error:
-        found = await store.read(lambda tx: repo.find_receipt(tx, workspace, command_id))
+        found = await _receipt_or(error, store, workspace, command_id)
         if found is None:
             raise
         return _replayed(found, command_id, mutation, digest, adapter, error)
+
+
+async def _receipt_or(
+    error: ThreadlineError, store: Store, workspace: str, command_id: CommandId
+) -> Row | None:
+    """The receipt of a command that failed with `error`, or None. When the look-up fails
+    too (Neo4j still away), the command's own error is the answer: a read that never got
+    through says nothing of what the write did, so an unknown outcome stays unknown."""
+    try:
+        return await store.read(lambda tx: repo.find_receipt(tx, workspace, command_id))
+    except ThreadlineError as unread:
+        raise error from unread
 
 
 def _replayed(
