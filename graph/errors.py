@@ -8,6 +8,7 @@ from enum import StrEnum
 class ErrorCode(StrEnum):
     UNAUTHENTICATED = "UNAUTHENTICATED"
     FORBIDDEN = "FORBIDDEN"
+    MISDIRECTED = "MISDIRECTED"  # a Host the service does not answer to (HTTP 421)
     NOT_FOUND = "NOT_FOUND"
     INVALID_INPUT = "INVALID_INPUT"
     CONFLICT = "CONFLICT"
