@@ -39,6 +39,7 @@ from api.graphql.event_feed import EventFeeds
 from api.graphql.limits import BodyLimit
 from api.graphql.schema import build_schema
 from api.http import pages
+from api.http.hosts import HostGuard, Trusted
 from api.http.metrics import Metrics
 from api.http.rate_limits import Rate, RateLimited, RateLimits
 from api.http.request_ids import RequestIds
@@ -256,16 +257,20 @@ def create_app(
     if traces is not None:
         extra.append(traces.schema_extension())
     schema = build_schema(settings, extra=extra)
+    trusted = Trusted.from_settings(settings)
     graphql = ThreadlineGraphQL(
         running,
         schema=schema,
         graphql_ide="graphiql" if settings.graphiql and not settings.production else None,
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
         max_subscriptions_per_connection=settings.max_subscriptions_per_connection,
+        # Strawberry's own websocket check admits the same origin as the Host; the pages
+        # of these origins pass the host guard too, so they may open websockets as well.
+        allowed_origins=sorted(trusted.origins),
     )
 
     gateway = Gateway(schema, running.get)
-    agents = mcp.over_http(gateway, running.get)
+    agents = mcp.over_http(gateway, running.get, trusted.transport_security())
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -361,6 +366,8 @@ def create_app(
         lifespan=lifespan,
         middleware=[
             Middleware(RequestIds),  # first: every line and span below knows the request
+            # Then nothing runs for a Host or an Origin the service does not trust.
+            Middleware(HostGuard, trusted=trusted, audit=audit),
             *([traces.middleware()] if traces is not None else []),
             Middleware(RateLimited, services=running.get),
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),

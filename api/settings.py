@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from api.http import names
 from graph.models import SummarySource
 from graph.runtime.local_neo4j import LocalNeo4j, Ports
 from resolvers.handoffs.budget import MIN_RESERVE_TOKENS, ContextPolicy
@@ -70,6 +71,15 @@ class Settings(BaseSettings):
     audit_log: Path | None = Field(
         default=None, description="JSON lines of refusals and token changes; unset = stderr"
     )
+    # Who may reach the service through a browser (docs/SECURITY.md, api/http/hosts.py):
+    # host names it answers to besides loopback's and HOST's, and origins of pages beside
+    # its own. Comma-separated in the environment.
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="host names, each at any port; others get 421"
+    )
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="origins (scheme://host[:port]); others get 403"
+    )
     # Requests per token (per workspace when open), per API process: `burst` at once and
     # `rps` sustained (README "Rate limits"); 0 = no limit.
     rate_limit_rps: float = Field(default=50.0, ge=0)
@@ -121,6 +131,23 @@ class Settings(BaseSettings):
     neo4j_http_port: int | None = Field(default=None, ge=1, le=65535)
     test_neo4j_bolt_port: int | None = Field(default=None, ge=1, le=65535)
     test_neo4j_http_port: int | None = Field(default=None, ge=1, le=65535)
+
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part for part in (p.strip() for p in value.split(",")) if part]
+        return value
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_names(cls, value: list[str]) -> list[str]:
+        return [names.host_name(name) for name in value]
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins(cls, value: list[str]) -> list[str]:
+        return [names.origin(text) for text in value]
 
     def local_neo4j(self) -> LocalNeo4j:
         return LocalNeo4j(

@@ -10,6 +10,7 @@ from typing import cast
 class ErrorCode(StrEnum):
     UNAUTHENTICATED = "UNAUTHENTICATED"
     FORBIDDEN = "FORBIDDEN"
+    MISDIRECTED = "MISDIRECTED"  # a Host the service does not answer to (HTTP 421)
     NOT_FOUND = "NOT_FOUND"
     INVALID_INPUT = "INVALID_INPUT"
     CONFLICT = "CONFLICT"

@@ -125,7 +125,8 @@ async def in_process(settings: Settings, workspace: str) -> AsyncIterator[Thread
             app.router.lifespan_context(app),
             httpx.AsyncClient(
                 transport=httpx.ASGITransport(app=app),
-                base_url="http://threadline.demo",
+                # A name the app answers to (api/http/hosts.py), as a served one would.
+                base_url="http://localhost",
                 headers={"Authorization": f"Bearer {token}"},
             ) as http,
             coded_errors(typed_client(http)) as client,

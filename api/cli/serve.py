@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 
 import typer
 import uvicorn
@@ -59,6 +60,9 @@ def serve(
     settings = checked_settings()
     if host:
         settings.host = host
+        # Worker processes read their settings from the environment, and each answers to
+        # the name of the host it serves on (api/http/hosts.py).
+        os.environ["THREADLINE_HOST"] = host
     if port:
         settings.port = port
     if workers:

@@ -42,7 +42,7 @@ class Metrics:
         self.audit_events = Counter(
             "threadline_audit_events_total",
             "Audit events by kind: refusals (unauthenticated, expired, forbidden, "
-            "rate_limited) and token administration",
+            "rate_limited, host_refused, origin_refused) and token administration",
             ["event"],
             registry=self.registry,
         )

@@ -64,7 +64,7 @@ def refusal_response(
     if unauthenticated is not None:
         return unauthenticated
     status = STATUS_BY_REASON.get(error.reason, error.status_code)
-    return _body(status, ErrorCode.INVALID_INPUT, error.reason)
+    return coded(status, ErrorCode.INVALID_INPUT, error.reason)
 
 
 def refused_caller(services: Services, authorization: str | None, path: str) -> JSONResponse | None:
@@ -74,11 +74,12 @@ def refused_caller(services: Services, authorization: str | None, path: str) -> 
         services.tokens.authenticate(authorization)
     except Refusal as refused:
         services.audit.refusal(refused, path)
-        return _body(401, ErrorCode.UNAUTHENTICATED, refused.message)
+        return coded(401, ErrorCode.UNAUTHENTICATED, refused.message)
     return None
 
 
-def _body(status: int, code: ErrorCode, message: str) -> JSONResponse:
+def coded(status: int, code: ErrorCode, message: str) -> JSONResponse:
+    """A refusal before execution: `status`, and a GraphQL-shaped body with its code."""
     error = with_code({"message": message, "extensions": {"code": code.value}})
     return JSONResponse({"errors": [error]}, status_code=status)
 

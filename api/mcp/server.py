@@ -231,21 +231,20 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
 # ---- HTTP -------------------------------------------------------------------------
 
 
-def over_http(gateway: Gateway, services: Callable[[], Services]) -> MCPServer:
-    """The server `/mcp` serves: each call as the holder of its request's bearer token."""
+def over_http(
+    gateway: Gateway, services: Callable[[], Services], security: TransportSecuritySettings
+) -> MCPServer:
+    """The server `/mcp` serves: each call as the holder of its request's bearer token.
+    `security`: the host guard's names (api/http/hosts.py), which the SDK checks again on
+    every request, as the MCP specification asks."""
 
     def who(ctx: Context) -> Principal:
         headers = ctx.headers or {}
         return services().tokens.authenticate(headers.get("authorization"))
 
     server = build(gateway, who)
-    # Stateless JSON: every POST is whole in itself, so any worker can answer it. A
-    # service with tokens is protected by them; an open one listens on loopback only.
-    server.streamable_http_app(
-        stateless_http=True,
-        json_response=True,
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
+    # Stateless JSON: every POST is whole in itself, so any worker can answer it.
+    server.streamable_http_app(stateless_http=True, json_response=True, transport_security=security)
     return server
 
 

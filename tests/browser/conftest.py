@@ -110,6 +110,16 @@ async def open_tab(
     return tab
 
 
+async def run_graphiql(tab: Tab, base: str) -> str:
+    """Open GraphiQL, run its default query with the run button, answer the result pane."""
+    page = tab.page
+    await page.goto(f"{base}/graphql")
+    await page.click(".graphiql-execute-button")
+    result = page.locator(".result-window")
+    await result.get_by_text('"data"').wait_for()
+    return await result.inner_text()
+
+
 @pytest.fixture
 async def tab(browser: Browser) -> AsyncIterator[Tab]:
     opened = await open_tab(browser)

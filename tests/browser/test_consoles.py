@@ -11,17 +11,7 @@ import pytest
 from playwright.async_api import Page, Route
 
 from graph.runtime.local_neo4j import LocalNeo4j
-from tests.browser.conftest import Demo, Secured, Tab, host_of
-
-
-async def run_graphiql(tab: Tab, base: str) -> str:
-    """Open GraphiQL, run its default query with the run button, answer the result pane."""
-    page = tab.page
-    await page.goto(f"{base}/graphql")
-    await page.click(".graphiql-execute-button")
-    result = page.locator(".result-window")
-    await result.get_by_text('"data"').wait_for()
-    return await result.inner_text()
+from tests.browser.conftest import Demo, Secured, Tab, host_of, run_graphiql
 
 
 async def test_graphiql_runs_a_query_from_vendored_assets(tab: Tab, demo: Demo) -> None:

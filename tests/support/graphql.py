@@ -84,6 +84,7 @@ async def make_app_client(
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=raise_app_exceptions)
     async with (
         app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://test") as client,
+        # The app answers only to its own names (api/http/hosts.py).
+        httpx.AsyncClient(transport=transport, base_url="http://localhost") as client,
     ):
         yield client

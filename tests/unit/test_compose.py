@@ -17,6 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
+from api.http.hosts import Trusted
+from api.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_TEXT = (ROOT / "docker-compose.yml").read_text()
 COMPOSE: dict[str, Any] = yaml.safe_load(COMPOSE_TEXT)
@@ -143,3 +146,21 @@ def test_the_image_copies_every_package_pyproject_ships() -> None:
         assert not any(fnmatch.fnmatch(source, pattern) for pattern in ignored), (
             f".dockerignore hides {source} from the build"
         )
+
+
+def test_the_api_answers_to_the_name_prometheus_scrapes_it_by() -> None:
+    """The API refuses a Host it does not answer to (api/http/hosts.py): Prometheus's."""
+    api = environment(SERVICES["api"])
+    settings = Settings(
+        host=api["THREADLINE_HOST"], allowed_hosts=api["THREADLINE_ALLOWED_HOSTS"].split(",")
+    )
+    scraped = yaml.safe_load((ROOT / "deploy" / "prometheus.yml").read_text())
+    targets = [
+        target
+        for job in scraped["scrape_configs"]
+        for static in job["static_configs"]
+        for target in static["targets"]
+    ]
+    assert targets
+    for target in targets:
+        assert Trusted.from_settings(settings).refusal(target, None) is None, target
