@@ -38,11 +38,10 @@ from bench.records import (
 )
 from graph.models import RunDigest
 from graph.ranges import Ranges
-from resolvers.handoffs import summarizer
+from resolvers.handoffs import digests, tokens
 from resolvers.handoffs.budget import ContextPolicy, context_budget
 from resolvers.handoffs.planning import runs_named
 from resolvers.handoffs.quality import assess
-from resolvers.handoffs.selection import CHARS_PER_TOKEN
 from resolvers.providers import registry_from_toml
 from resolvers.start import staleness
 from resolvers.start import transfers as start_transfers
@@ -65,8 +64,9 @@ POLICY = StalenessPolicy()
 MAX_OFF_PROVIDER_RUNS = POLICY.max_off_provider_runs
 MAX_CHAINED_HANDOFFS = POLICY.max_chained_handoffs
 MAX_DELTA_CHAIN = POLICY.max_delta_chain
-MAX_HANDOFF_CHARS = min(REGISTRY.get(p).max_handoff_tokens for p in PROVIDERS) * CHARS_PER_TOKEN
-INPUT_LIMIT = summarizer.INPUT_LIMIT
+# A cheap stand-in for the summarizer's size: about four characters a token of prose.
+MAX_HANDOFF_CHARS = min(REGISTRY.get(p).max_handoff_tokens for p in PROVIDERS) * 4
+INPUT_LIMIT = digests.LINE_LIMIT
 EPOCH = datetime(2025, 6, 1, tzinfo=UTC)
 
 
@@ -383,7 +383,7 @@ class ThreadSim:
         state.seen.add(run.ordinal)
         state.last_native = run.ordinal
         texts = (item["text"] for item in run.items)
-        state.record.held_tokens += summarizer.tokens_held(run.input, texts)
+        state.record.held_tokens += digests.tokens_held(run.input, texts)
         self.rec.version += 1
 
     def rollback(self, to_ordinal: int) -> None:
@@ -781,7 +781,7 @@ class ThreadSim:
             budget=budget.model_dump(mode="json"),
             quality=quality.model_dump(mode="json"),
         )
-        target.held_tokens += summarizer.token_estimate(text)
+        target.held_tokens += tokens.count(text)
         self.rec.handoffs.append(handoff)
         return handoff
 

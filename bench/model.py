@@ -51,7 +51,8 @@ from graph.models import (
     RunNode,
 )
 from graph.ranges import Ranges
-from resolvers.handoffs.summarizer import digest_of, token_estimate
+from resolvers.handoffs import tokens
+from resolvers.handoffs.digests import digest_of
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -247,7 +248,7 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             # The generated text stands in for a summary's size: it lists no omitted items.
             "omittedJson": _json([]),
             "qualityScore": handoff.quality["score"] if handoff.quality is not None else None,
-            "tokenEstimate": token_estimate(handoff.summary_text),
+            "tokenEstimate": tokens.count(handoff.summary_text),
             "generationMs": local_generation_ms(handoff.summary_text),
             "historyJson": _history(
                 "handoff",

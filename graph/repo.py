@@ -56,6 +56,7 @@ JSON_FIELDS = {
     "contextUsage": "contextUsageJson",
     "budget": "budgetJson",
     "omitted": "omittedJson",
+    "entries": "entriesJson",
     "quality": "qualityJson",
 }
 

@@ -29,7 +29,7 @@ from graph.models import (
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
-from resolvers.handoffs.summarizer import digest_of, tokens_held
+from resolvers.handoffs.digests import digest_of, tokens_held
 
 
 def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | None) -> ThreadNode:

@@ -21,7 +21,7 @@ from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from graph.ranges import Ranges
 from resolvers import runs as run_plans
 from resolvers.draft import Draft
-from resolvers.handoffs.summarizer import digest_of, tokens_held
+from resolvers.handoffs.digests import digest_of, tokens_held
 from resolvers.imports import claude_code, codex
 from resolvers.imports.session import ImportedRun, ParsedSession
 

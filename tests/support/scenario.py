@@ -35,8 +35,8 @@ from graph.ranges import Ranges
 from resolvers import runs as run_plans
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.sources import SummaryPolicy, assign
-from resolvers.handoffs.summarizer import digest_of
 from resolvers.lineage import rollback as rollbacks
 from resolvers.providers import ProviderRegistry, registry_from_toml
 from resolvers.start import plan as start_plan
