@@ -38,7 +38,7 @@ from bench.records import (
 )
 from graph.models import RunDigest
 from graph.ranges import Ranges
-from resolvers.handoffs import digests, tokens
+from resolvers.handoffs import digests, tokenizer
 from resolvers.handoffs.budget import ContextPolicy, context_budget
 from resolvers.handoffs.planning import runs_named
 from resolvers.handoffs.quality import assess
@@ -382,8 +382,8 @@ class ThreadSim:
         state = self.pts[run.provider_thread_id]
         state.seen.add(run.ordinal)
         state.last_native = run.ordinal
-        texts = (item["text"] for item in run.items)
-        state.record.held_tokens += digests.tokens_held(run.input, texts)
+        held = digests.tokens_held(model.ended_node(run), self.digest(run))
+        state.record.held_tokens += held
         self.rec.version += 1
 
     def rollback(self, to_ordinal: int) -> None:
@@ -781,7 +781,7 @@ class ThreadSim:
             budget=budget.model_dump(mode="json"),
             quality=quality.model_dump(mode="json"),
         )
-        target.held_tokens += tokens.count(text)
+        target.held_tokens += tokenizer.count(text)
         self.rec.handoffs.append(handoff)
         return handoff
 

@@ -51,7 +51,7 @@ from graph.models import (
     RunNode,
 )
 from graph.ranges import Ranges
-from resolvers.handoffs import tokens
+from resolvers.handoffs import tokenizer
 from resolvers.handoffs.digests import digest_of
 
 if TYPE_CHECKING:
@@ -172,14 +172,19 @@ def _run_history(run: RunRecord) -> list[str]:
 
 
 def digest(run: RunRecord) -> RunDigest:
-    """What the service keeps for summaries when a run ends (resolvers.handoffs.summarizer); a run
-    rolled back since keeps the digest of how it ended."""
+    """What the service keeps for summaries when a run ends (resolvers.handoffs.digests); a
+    run rolled back since keeps the digest of how it ended."""
+    return digest_of(ended_node(run))
+
+
+def ended_node(run: RunRecord) -> RunNode:
+    """The run as it ended (a run rolled back since, as it was before)."""
     ended = run.status
     if ended == "ROLLED_BACK":
         ended = "FAILED" if run.failure_reason is not None else "COMPLETED"
     checkpoint = run.checkpoint
     node = None if checkpoint is None else CheckpointNode.model_validate(_fields(checkpoint))
-    return digest_of(RunNode.model_validate({**_fields(run), "status": ended, "checkpoint": node}))
+    return RunNode.model_validate({**_fields(run), "status": ended, "checkpoint": node})
 
 
 def delta_chains(thread: ThreadRecord) -> dict[str, int]:
@@ -248,7 +253,8 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             # The generated text stands in for a summary's size: it lists no omitted items.
             "omittedJson": _json([]),
             "qualityScore": handoff.quality["score"] if handoff.quality is not None else None,
-            "tokenEstimate": tokens.count(handoff.summary_text),
+            "qualityFidelity": handoff.quality.get("fidelity") if handoff.quality else None,
+            "tokenEstimate": tokenizer.count(handoff.summary_text),
             "generationMs": local_generation_ms(handoff.summary_text),
             "historyJson": _history(
                 "handoff",

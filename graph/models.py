@@ -472,6 +472,7 @@ class HandoffNode(HandoffHead):
     # handoffs written before quality was recorded. The score alone is kept for Cypher.
     quality: HandoffQuality | None = None
     qualityScore: float | None = None
+    qualityFidelity: float | None = None
 
 
 class SourcePoint(Node):

@@ -100,6 +100,7 @@ class HandoffChange(NodeChange):
     omitted: list[OmittedItem] | None = None
     quality: HandoffQuality | None = None
     qualityScore: float | None = None
+    qualityFidelity: float | None = None
     tokenEstimate: int | None = None
     createdByProvider: str | None = None
     summarySource: SummarySource | None = None

@@ -10,11 +10,10 @@ out; every other item keeps its index in the run, which `Thread.items` answers t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from graph.models import DigestItem, RunDigest, RunItem, RunItemKind, RunNode
-from resolvers.handoffs import tokens
+from resolvers.handoffs import tokenizer
 from resolvers.handoffs.clean import clean
 
 LINE_LIMIT = 400  # a shortened form is one line of at most this many characters
@@ -68,8 +67,8 @@ def digest_of(run: RunNode) -> RunDigest:
         ordinal=run.ordinal,
         status=run.status,
         input=shown_input,
-        inputTokens=tokens.count(shown_input),
-        inputCutTokens=tokens.count(shortened) if shortened else 0,
+        inputTokens=tokenizer.count(shown_input),
+        inputCutTokens=tokenizer.count(shortened) if shortened else 0,
         failureReason=clean(run.failureReason) if run.failureReason is not None else None,
         providerThreadId=run.providerThreadId,
         items=[
@@ -97,8 +96,8 @@ def _item_digest(item: RunItem, index: int, ordinal: int) -> DigestItem:
         path=clean(item.path) if item.path is not None else None,
         attributes=attributes or None,
         index=index,
-        tokens=tokens.count(counted),
-        cutTokens=tokens.count(shortened) if shortened else 0,
+        tokens=tokenizer.count(counted),
+        cutTokens=tokenizer.count(shortened) if shortened else 0,
     )
 
 
@@ -119,7 +118,13 @@ def as_int(value: Any) -> int:
         return 0
 
 
-def tokens_held(run_input: str, item_texts: Iterable[str]) -> int:
+def tokens_held(run: RunNode, digest: RunDigest) -> int:
     """About how many tokens an ended run left in its native thread: its input and the
-    text of its items."""
-    return tokens.count(run_input) + sum(tokens.count(text) for text in item_texts)
+    text of every item, each counted once (the digest counted those it keeps whole)."""
+    counted = {
+        item.index: item.tokens for item in digest.items if item.kind is not RunItemKind.FILE_CHANGE
+    }
+    return digest.inputTokens + sum(
+        counted[n] if n in counted else tokenizer.count(item.text)
+        for n, item in enumerate(run.items)
+    )

@@ -22,7 +22,7 @@ from graph.models import (
     OmittedItem,
     RunDigest,
 )
-from resolvers.handoffs import tokens
+from resolvers.handoffs import tokenizer
 from resolvers.handoffs.quality import assess
 from resolvers.handoffs.summarizer import Material, Summary, fidelity, material
 from resolvers.handoffs.written import entries_of, found_whole, omitted_from
@@ -41,7 +41,8 @@ class TextFields(BaseModel):
     omitted: list[OmittedItem]
     tokenEstimate: int
     quality: HandoffQuality | None
-    qualityScore: float | None
+    qualityScore: float | None  # the score and the fidelity on their own, for Cypher
+    qualityFidelity: float | None
 
     @classmethod
     def of_summary(cls, summary: Summary, runs: Sequence[RunDigest]) -> TextFields:
@@ -55,6 +56,7 @@ class TextFields(BaseModel):
             tokenEstimate=summary.tokenEstimate,
             quality=quality,
             qualityScore=quality.score,
+            qualityFidelity=quality.fidelity,
         )
 
     @classmethod
@@ -69,9 +71,10 @@ class TextFields(BaseModel):
             sections=[HandoffSection(title=ANOTHER_WRITERS_SECTION, lines=text.splitlines())],
             entries=entries_of(text, every),
             omitted=omitted_from(text, every),
-            tokenEstimate=tokens.count(text),
+            tokenEstimate=tokenizer.count(text),
             quality=quality,
             qualityScore=quality.score,
+            qualityFidelity=quality.fidelity,
         )
 
     @property
@@ -92,4 +95,5 @@ WAITING: dict[str, Any] = {
     "tokenEstimate": 0,
     "quality": None,
     "qualityScore": None,
+    "qualityFidelity": None,
 }

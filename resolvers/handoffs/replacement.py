@@ -21,7 +21,7 @@ from graph.plan import HandoffChange
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
-from resolvers.handoffs import tokens
+from resolvers.handoffs import tokenizer
 from resolvers.handoffs.fields import TextFields
 from resolvers.providers import ProviderCapabilities
 
@@ -68,7 +68,7 @@ def check_submitted(
     (`allowed_tokens`), else the target provider's cap on one handoff."""
     if not summary_text.strip():
         raise invalid("The summary is empty; submit the text the provider wrote.")
-    estimate = tokens.count(summary_text)
+    estimate = tokenizer.count(summary_text)
     limit = target.max_handoff_tokens if allowed_tokens is None else allowed_tokens
     if estimate > limit:
         raise invalid(

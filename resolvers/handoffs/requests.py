@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.models import RunDigest, RunItemKind, SummarySource
-from resolvers.handoffs import tokens
+from resolvers.handoffs import tokenizer
 from resolvers.handoffs.summarizer import Summary, summarize
 
 # The rules of SEMANTICS "Handoff content", as a summarizer other than ours reads them.
@@ -183,7 +183,7 @@ def refusal(text: str | None, max_tokens: int) -> str | None:
     """Why an answer cannot be the handoff's text (then the local summary stands in)."""
     if text is None or not text.strip():
         return "empty: the answer has no text"
-    estimate = tokens.count(text)
+    estimate = tokenizer.count(text)
     if estimate > max_tokens:
         return f"oversized: the answer is about {estimate} tokens; the budget is {max_tokens}"
     return None

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from graph.models import DigestItem, HandoffEntry, HandoffSection, OmittedItem, RunItemKind
-from resolvers.handoffs import tokens
+from resolvers.handoffs import tokenizer
 from resolvers.handoffs.digests import cut
 
 BULLET = "- "
@@ -154,7 +154,7 @@ class _Chosen:
 
     def __post_init__(self) -> None:
         self.taken = [{} for _ in self.drafted]
-        self.total = tokens.count(self.title) + 1  # the title and the final line break
+        self.total = tokenizer.count(self.title) + 1  # the title and the final line break
 
     def line(self, index: Index) -> Line:
         section, position = index
@@ -179,7 +179,7 @@ class _Chosen:
             return form.tokens - before.form.tokens
         heading = 0
         if not self.taken[section]:
-            heading = tokens.label(f"## {self.drafted[section].title}") + HEADING_COST
+            heading = tokenizer.label(f"## {self.drafted[section].title}") + HEADING_COST
         return heading + form.tokens + LINE_COST
 
     def added_whole(self, indexes: Iterable[Index]) -> int:
@@ -189,7 +189,7 @@ class _Chosen:
         for section, position in indexes:
             if not self.taken[section] and section not in opened:
                 opened.add(section)
-                added += tokens.label(f"## {self.drafted[section].title}") + HEADING_COST
+                added += tokenizer.label(f"## {self.drafted[section].title}") + HEADING_COST
             added += self.drafted[section].lines[position].whole.tokens + LINE_COST
         return added
 
@@ -224,7 +224,7 @@ class _Chosen:
         if not missing:
             return None, 0
         text = left_out_line(len(missing), shortened)
-        return text, tokens.count(text) + HEADING_COST
+        return text, tokenizer.count(text) + HEADING_COST
 
 
 def select(title: str, drafted: Sequence[Drafted], budget: int | None) -> Selection:
@@ -276,7 +276,7 @@ def _filling_order(chosen: _Chosen, indexes: Iterable[Index]) -> list[Index]:
 def _longest_tail(chosen: _Chosen) -> int:
     """The closing line as long as it can be: every item left out, all shown shortened."""
     count = sum(len(chosen.line(i).shows) for i in chosen.indexes())
-    return tokens.count(left_out_line(count, count)) + HEADING_COST
+    return tokenizer.count(left_out_line(count, count)) + HEADING_COST
 
 
 def _least(title: str, drafted: Sequence[Drafted], protected: list[Index]) -> int:

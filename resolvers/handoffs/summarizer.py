@@ -32,7 +32,7 @@ from graph.models import (
     RunItemKind,
     RunStatus,
 )
-from resolvers.handoffs import tokens
+from resolvers.handoffs import tokenizer
 from resolvers.handoffs.digests import as_int, file_line, shorten, whole
 from resolvers.handoffs.selection import (
     CONVERSATION,
@@ -236,7 +236,7 @@ def _item_line(
 ) -> Line:
     """A line showing `item` whole as `label` + its text + `suffix` (and the items `also`
     that say the same, older ones), with its shortened form when it has one."""
-    frame = tokens.label(label) + tokens.label(suffix) if label or suffix else 0
+    frame = tokenizer.label(label) + tokenizer.label(suffix) if label or suffix else 0
     shortened = None
     if item.cutTokens:
         shortened = Cut(frame + item.cutTokens, label, item.text, run.ordinal, item.index, suffix)
@@ -252,7 +252,7 @@ def _item_line(
 
 def _input_line(run: RunDigest, *, protected: bool) -> Line:
     label = f"Run {run.ordinal} asked: "
-    frame = tokens.label(label)
+    frame = tokenizer.label(label)
     shortened = None
     if run.inputCutTokens:
         shortened = Cut(frame + run.inputCutTokens, label, run.input, run.ordinal, -1)
@@ -267,7 +267,7 @@ def _input_line(run: RunDigest, *, protected: bool) -> Line:
 
 def _plain(text: str, at: tuple[int, int], *, protected: bool = False) -> Line:
     """A line about no single item (a run's status, a checkpoint, stats)."""
-    return Line(whole=Form(text, tokens.count(text)), newest=at, protected=protected)
+    return Line(whole=Form(text, tokenizer.count(text)), newest=at, protected=protected)
 
 
 def _given(text: str) -> Line:
@@ -364,7 +364,9 @@ def _files(runs: Sequence[RunDigest]) -> Drafted:
     for path, (add, dele, kind) in totals.items():
         text = file_line(path or NO_PATH, kind, add, dele)
         items = tuple((run.ordinal, item) for run, item in shown.get(path, []))
-        lines.append(Line(whole=Form(text, tokens.count(text)), newest=newest[path], shows=items))
+        lines.append(
+            Line(whole=Form(text, tokenizer.count(text)), newest=newest[path], shows=items)
+        )
     return Drafted(FILES, lines)
 
 

@@ -22,7 +22,7 @@ from graph.models import HandoffStrategy as Strategy
 from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted, refitted
 from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.planning import plan_handoff
-from resolvers.handoffs.tokens import count as token_estimate
+from resolvers.handoffs.tokenizer import count as token_estimate
 from resolvers.providers import registry_from_toml
 from tests.support.nodes import handoff
 from tests.support.scenario import Scenario

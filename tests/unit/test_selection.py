@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.models import DigestItem, RunItemKind
-from resolvers.handoffs import tokens
+from resolvers.handoffs import tokenizer
 from resolvers.handoffs.selection import (
     CONVERSATION,
     HEADING_COST,
@@ -72,7 +72,7 @@ def forms(chosen: Selection, drafted: list[Drafted]) -> dict[str, tuple[Line, bo
 
 
 def heading(title: str) -> int:
-    return tokens.label(f"## {title}") + HEADING_COST
+    return tokenizer.label(f"## {title}") + HEADING_COST
 
 
 @settings(max_examples=300, deadline=None)
@@ -85,14 +85,14 @@ def test_the_selection_keeps_its_promises(drafted: list[Drafted], budget: int) -
         assert chosen.tokens <= budget
     # What the text holds, counted as the budget counts it.
     open_sections = {e.section for e in chosen.entries if e.text.startswith("- ")}
-    expected = tokens.count(TITLE) + 1
+    expected = tokenizer.count(TITLE) + 1
     expected += sum(heading(title) for title in open_sections)
     expected += sum(
         (line.whole if whole else line.cut or line.whole).tokens + LINE_COST
         for line, whole in shown.values()
     )
     tail = [e.text for e in chosen.entries if "not shown whole" in e.text]
-    expected += sum(tokens.count(text) + HEADING_COST for text in tail)
+    expected += sum(tokenizer.count(text) + HEADING_COST for text in tail)
     assert chosen.tokens == expected
     # Protected lines are always there; omitted is exactly what is not shown whole.
     every = [(d.title, line) for d in drafted for line in d.lines]
