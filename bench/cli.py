@@ -115,7 +115,7 @@ def bench(
 # The other benchmarks, by their first argument: each is the function of that name in
 # bench/<name>.py (fairness of the rate limit, many live subscribers, a 2,000-thread
 # family, recovery after Neo4j dies), imported only when chosen.
-OTHER_BENCHMARKS = ("fairness", "subscriptions", "family", "recovery")
+OTHER_BENCHMARKS = ("fairness", "subscriptions", "family", "recovery", "sessions")
 
 
 def main() -> None:
