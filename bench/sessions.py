@@ -43,7 +43,6 @@ SHAPES = (
     Shape("claude-long", "claude", ("explain", "fix", "test", "suite", "fix", "explain") * 5, 6),
 )
 MODELS = {"claude": "claude-sonnet-4-5", "codex": "gpt-5-codex"}
-SUFFIX = {"claude": ".jsonl", "codex": ".jsonl"}
 DEFAULT_SEED = 7
 
 
@@ -64,9 +63,7 @@ def session(shape: Shape, seed: int) -> Session:
 
 def files(seed: int = DEFAULT_SEED) -> dict[str, str]:
     """Every shape's session file, by file name."""
-    return {
-        f"{shape.name}{SUFFIX[shape.provider]}": written(session(shape, seed)) for shape in SHAPES
-    }
+    return {f"{shape.name}.jsonl": written(session(shape, seed)) for shape in SHAPES}
 
 
 OUTPUT = typer.Option(..., "--output", help="The folder to write the sessions to.")
