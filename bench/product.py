@@ -2,20 +2,19 @@
 
 The benchmark needs three things of the product, and only these:
 
-- `material(runs)`: the covered material of some runs (SEMANTICS "Faithful handoffs"):
-  each item's place, kind, whole form and tokens;
-- `tokens(text)`: the product's token estimate, the one measure every rule is held to;
+- `material(runs)`: the covered material of some runs (docs/MODEL.md, "Faithful
+  handoffs"): each item's place, kind, whole form and tokens;
+- `tokens(text)`: the product's token count, the one measure every rule is held to;
 - `threadline(runs, budget)`: Threadline's handoff of the runs within the budget, graded:
   which material its text shows whole, and its quality score.
 
-They are built from the product's pure functions: `resolvers.handoffs.summarizer`
-(`summarize`, `material`, `token_estimate`, `digest_of`) and
-`resolvers.handoffs.quality.assess`. The product's `material` names the items (their
-places); their whole forms are read from the runs themselves: a run's input, an item's
-text, and for a file change its path and stats line (its diff is never material). The
-text shows an item whole when the item's whole form stands in it, runs of white space
-folded to one space (a file change: its path with a stats line, whose numbers a summary
-may add up over runs).
+They are the product's pure functions: `resolvers.handoffs.summarizer` (`summarize`,
+`material`), `resolvers.handoffs.digests.digest_of`, `resolvers.handoffs.tokenizer` and
+`resolvers.handoffs.quality.assess`. What Threadline's text shows whole is found in the
+text itself, from outside, as for the baselines: an item's whole form (a run's input, an
+item's text, a file change's path with a stats line) standing in the text, runs of white
+space folded to one space; the product's own count of what it shows is not taken on
+trust.
 """
 
 from __future__ import annotations
@@ -25,36 +24,31 @@ from collections.abc import Sequence
 
 from bench.fidelity import Material, Place, Score, score, title
 from graph.models import RunItemKind, RunNode
-from resolvers.handoffs import summarizer
+from resolvers.handoffs import summarizer, tokenizer
+from resolvers.handoffs.clean import clean
+from resolvers.handoffs.digests import digest_of, file_form
 from resolvers.handoffs.quality import assess
-from resolvers.handoffs.summarizer import digest_of, summarize
 
 
 def tokens(text: str) -> int:
-    return summarizer.token_estimate(text)
+    return tokenizer.count(text)
 
 
 def material(runs: Sequence[RunNode]) -> list[Material]:
-    """The covered material of `runs`, in run and item order."""
+    """The covered material of `runs`, in run and item order, with the product's tokens of
+    each item's whole form."""
     by_ordinal = {run.ordinal: run for run in runs}
-    places = {
-        (item.runOrdinal, item.index): item
-        for item in summarizer.material([digest_of(run) for run in runs])
-    }
-    found = []
-    for (ordinal, index), named in sorted(places.items()):
-        text = whole_form(by_ordinal[ordinal], index)
-        found.append(
-            Material(
-                place=(ordinal, index),
-                kind=named.kind,
-                text=text,
-                tokens=tokens(text),
-                key=named.key,
-                path=named.path,
-            )
+    return [
+        Material(
+            place=named.place,
+            kind=named.kind,
+            text=whole_form(by_ordinal[named.place[0]], named.place[1]),
+            tokens=named.tokens,
+            key=named.key,
+            path=named.path,
         )
-    return found
+        for named in summarizer.material([digest_of(run) for run in runs])
+    ]
 
 
 def whole_form(run: RunNode, index: int) -> str:
@@ -64,11 +58,7 @@ def whole_form(run: RunNode, index: int) -> str:
     item = run.items[index]
     if item.kind is not RunItemKind.FILE_CHANGE:
         return item.text
-    stats = item.attributes or {}
-    return (
-        f"{item.path} ({stats.get('changeKind', 'modified')}, "
-        f"+{stats.get('additions', 0)}/-{stats.get('deletions', 0)})"
-    )
+    return file_form(item.path, item.attributes or {})
 
 
 def shown_whole(text: str, items: Sequence[Material]) -> frozenset[Place]:
@@ -81,13 +71,15 @@ def threadline(runs: Sequence[RunNode], budget: int) -> Score:
     """Threadline's own handoff of `runs` within `budget` tokens, graded."""
     digests = [digest_of(run) for run in runs]
     ordinals = [run.ordinal for run in runs]
-    summary = summarize(digests, title=title(min(ordinals), max(ordinals)), max_tokens=budget)
+    summary = summarizer.summarize(
+        digests, title=title(min(ordinals), max(ordinals)), max_tokens=budget
+    )
     items = material(runs)
     # The product's score, as it grades itself: with the items it says it left out.
     return score(
         items,
         shown_whole(summary.text, items),
-        lambda _left_out: assess(summary.text, digests, summary.omitted).score,
+        lambda _left_out: assess(summary.text, digests, summary.omitted, summary.fidelity).score,
     )
 
 
@@ -95,8 +87,9 @@ def _shows(flat: str, item: Material) -> bool:
     if item.kind is RunItemKind.FILE_CHANGE and item.path:
         return re.search(re.escape(item.path) + r" \(\w+, \+\d+/-\d+\)", flat) is not None
     whole = _folded(item.text)
-    return bool(whole) and whole in flat
+    return not whole or whole in flat
 
 
 def _folded(text: str) -> str:
-    return " ".join(text.split())
+    """White space folded, and control characters gone: no handoff ever shows them."""
+    return " ".join(clean(text).split())

@@ -20,8 +20,8 @@ from bench.baselines.t3code import select_history
 from bench.fidelity import Material, Score, score, title
 from bench.product import material, tokens
 from graph.models import RunNode
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.quality import assess
-from resolvers.handoffs.summarizer import digest_of
 
 # A rule: what it keeps of a conversation within a budget, `reserve` set aside.
 Rule = Callable[[Sequence[Message], int, int], Kept]

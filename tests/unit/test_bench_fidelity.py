@@ -15,7 +15,7 @@ from bench.baselines.t3code import select_history
 from bench.fidelity import BUDGETS, Material, Row, Score, score, table
 from bench.sessions import SHAPES
 from graph.models import ItemPlace, RunItem, RunItemKind, RunNode, RunStatus, SessionFormat
-from resolvers.handoffs.summarizer import digest_of
+from resolvers.handoffs.digests import digest_of, whole
 from resolvers.handoffs.summarizer import material as product_material
 
 FORMATS = {"claude": SessionFormat.CLAUDE_CODE_JSONL, "codex": SessionFormat.CODEX_ROLLOUT_JSONL}
@@ -67,10 +67,10 @@ def test_the_adapter_names_the_products_material_with_whole_forms() -> None:
     runs = session_runs("claude-debugging")
     ours = product.material(runs)
     theirs = product_material([digest_of(run) for run in runs])
-    assert {m.place for m in ours} == {(o.runOrdinal, o.index) for o in theirs}
+    assert {m.place for m in ours} == {o.place for o in theirs}
     inputs = {m.place[0]: m.text for m in ours if m.place[1] == -1}
     assert inputs == {run.ordinal: run.input for run in runs}
-    assert all(m.tokens == product.tokens(m.text) for m in ours)
+    assert all(m.tokens == product.tokens(whole(m.text)) for m in ours)
 
 
 def test_a_text_shows_an_item_whole_with_its_white_space_folded() -> None:

@@ -22,7 +22,7 @@ from graph.models import HandoffStrategy as Strategy
 from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted, refitted
 from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.planning import plan_handoff
-from resolvers.handoffs.tokenizer import count as token_estimate
+from resolvers.handoffs.tokenizer import count
 from resolvers.providers import registry_from_toml
 from tests.support.nodes import handoff
 from tests.support.scenario import Scenario
@@ -134,7 +134,7 @@ def test_a_native_thread_that_never_reported_holds_its_handoffs_and_its_runs() -
     sc.run("claude", RunItem(kind=RunItemKind.TEST, text="t" * 40))
     claude = next(pt for pt in sc.provider_threads.values() if pt.provider == "claude")
     injected = sum(h.tokenEstimate for h in sc.handoffs.values())
-    assert claude.heldTokens == injected + token_estimate("run 2") + token_estimate("t" * 40)
+    assert claude.heldTokens == injected + count("run 2") + count("t" * 40)
     sc.run("codex")
     back = sc.decide("claude")
     assert back.providerThread is not None and back.providerThread.id == claude.id
