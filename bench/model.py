@@ -53,6 +53,7 @@ from graph.models import (
 from graph.ranges import Ranges
 from resolvers.handoffs import tokenizer
 from resolvers.handoffs.digests import digest_of
+from resolvers.handoffs.written import entries_of
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -250,8 +251,12 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
         {
             **_fields(handoff, nested=("sections", "budget", "quality"), skip=("covered_run_ids",)),
             "workspace": workspace,
-            # The generated text stands in for a summary's size: it lists no omitted items.
+            # The generated text stands in for a summary's size: it lists no omitted items,
+            # and its entries are its lines, as another writer's text's are.
             "omittedJson": _json([]),
+            "entriesJson": _json(
+                [e.model_dump(mode="json") for e in entries_of(handoff.summary_text, [])]
+            ),
             "qualityScore": handoff.quality["score"] if handoff.quality is not None else None,
             "qualityFidelity": handoff.quality.get("fidelity") if handoff.quality else None,
             "tokenEstimate": tokenizer.count(handoff.summary_text),
