@@ -39,8 +39,17 @@ Shown = tuple[int, DigestItem | None]
 
 
 class Form(NamedTuple):
-    text: str
+    """A line's whole form: `label`, `body`, `suffix`, joined only when it is shown (a
+    long summary drafts thousands of lines, most of them over its budget)."""
+
+    body: str
     tokens: int
+    label: str = ""
+    suffix: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.label + self.body + self.suffix
 
 
 class Cut(NamedTuple):
@@ -68,6 +77,7 @@ class Line(NamedTuple):
     shows: tuple[Shown, ...] = ()
     protected: bool = False
     cut: Form | Cut | None = None  # a shortened form, for when the budget forces it
+    weight: int = 0  # the tokens of the material it shows, each item on its whole form
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,7 @@ class Selection:
     entries: list[HandoffEntry]
     omitted: list[OmittedItem]
     shown: frozenset[tuple[int, int]]  # the places of the items shown whole
+    fidelity: float  # the share, by tokens, of the material shown whole
     tokens: int  # what the text holds, as the budget counts it
     least: int  # the fewest tokens a text of these lines can take
     fits: bool  # whether that fits the budget (the text then does too)
@@ -145,23 +156,28 @@ class Taken(NamedTuple):
 
 @dataclass
 class _Chosen:
-    """The form each line is shown in so far, and what the text costs with them."""
+    """The form each line is shown in so far, what the text costs with them, and how many
+    items are not shown whole (kept as lines are taken: the closing line says so)."""
 
     title: str
     drafted: Sequence[Drafted]
     taken: list[dict[int, Taken]] = field(default_factory=list)
     total: int = 0
+    missing: int = 0  # items not shown whole
+    shortened: int = 0  # of those, items shown shortened
 
     def __post_init__(self) -> None:
         self.taken = [{} for _ in self.drafted]
         self.total = tokenizer.count(self.title) + 1  # the title and the final line break
+        self.missing = sum(len(line.shows) for d in self.drafted for line in d.lines)
+        self._indexes = [(s, n) for s, d in enumerate(self.drafted) for n in range(len(d.lines))]
 
     def line(self, index: Index) -> Line:
         section, position = index
         return self.drafted[section].lines[position]
 
     def indexes(self) -> list[Index]:
-        return [(s, n) for s, d in enumerate(self.drafted) for n in range(len(d.lines))]
+        return self._indexes
 
     def form(self, index: Index) -> Taken | None:
         section, position = index
@@ -198,33 +214,39 @@ class _Chosen:
         form = line.whole if whole else line.cut
         assert form is not None
         self.total += self.cost(index, form)
+        self._count(index, -1)
         section, position = index
         self.taken[section][position] = Taken(form, whole)
+        self._count(index, +1)
+
+    def untake(self, index: Index, total: int) -> None:
+        """Show `index` as nothing again (the text back at `total` tokens)."""
+        self._count(index, -1)
+        section, position = index
+        del self.taken[section][position]
+        self._count(index, +1)
+        self.total = total
+
+    def _count(self, index: Index, sign: int) -> None:
+        """Count `index`'s items in (+1) or out of (-1) the missing and shortened ones."""
+        found = self.form(index)
+        if found is not None and found.whole:
+            return
+        shows = len(self.line(index).shows)
+        self.missing += sign * shows
+        if found is not None:
+            self.shortened += sign * shows
 
     def fits(self, index: Index, whole: bool, room: int) -> bool:
         line = self.line(index)
         form = line.whole if whole else line.cut
         return form is not None and self.total + self.cost(index, form) <= room
 
-    def unshown(self) -> tuple[list[tuple[Shown, Line]], int]:
-        """Every item not shown whole with its line, and how many are shown shortened."""
-        missing: list[tuple[Shown, Line]] = []
-        shortened = 0
-        for index in self.indexes():
-            if self.whole(index):
-                continue
-            line = self.line(index)
-            missing.extend((shown, line) for shown in line.shows)
-            if self.form(index) is not None:
-                shortened += len(line.shows)
-        return missing, shortened
-
     def tail(self) -> tuple[str | None, int]:
-        missing, shortened = self.unshown()
-        if not missing:
+        if not self.missing:
             return None, 0
-        text = left_out_line(len(missing), shortened)
-        return text, tokenizer.count(text) + HEADING_COST
+        text = left_out_line(self.missing, self.shortened)
+        return text, tokenizer.label(text) + HEADING_COST
 
 
 def select(title: str, drafted: Sequence[Drafted], budget: int | None) -> Selection:
@@ -299,8 +321,12 @@ def _use_what_is_left(
     candidates = [*newest_protected, *others]
     while True:
         _, tail = chosen.tail()
+        room = budget - tail
+        cheapest = _cheapest(chosen, candidates)
+        if cheapest is None or chosen.total + cheapest > room:
+            return  # nothing left out fits whole, nor shortened: the common end, one pass
         grown = next(
-            (i for i in candidates if not chosen.whole(i) and chosen.fits(i, True, budget - tail)),
+            (i for i in candidates if not chosen.whole(i) and chosen.fits(i, True, room)),
             None,
         )
         if grown is not None:
@@ -308,6 +334,22 @@ def _use_what_is_left(
             continue
         if not _shorten_one(chosen, others, budget, tail):
             return
+
+
+def _cheapest(chosen: _Chosen, candidates: list[Index]) -> int | None:
+    """The least that showing one more line whole, or shortened, would add (None: every
+    line is whole)."""
+    least = None
+    for index in candidates:
+        found = chosen.form(index)
+        if found is not None and found.whole:
+            continue
+        line = chosen.line(index)
+        for form in (line.whole, line.cut):
+            if form is not None and (found is None or form is line.whole):
+                added = chosen.cost(index, form)
+                least = added if least is None else min(least, added)
+    return least
 
 
 def _shorten_one(chosen: _Chosen, others: list[Index], budget: int, tail: int) -> bool:
@@ -319,39 +361,32 @@ def _shorten_one(chosen: _Chosen, others: list[Index], budget: int, tail: int) -
         chosen.take(index, whole=False)
         if chosen.total + chosen.tail()[1] <= budget:
             return True
-        section, position = index
-        del chosen.taken[section][position]
-        chosen.total = before
+        chosen.untake(index, before)
     return False
 
 
 def _selected(chosen: _Chosen, *, least: int, budget: int | None) -> Selection:
     tail, tail_tokens = chosen.tail()
-    missing, _ = chosen.unshown()
-    cut = {
-        place(shown)
-        for index in chosen.indexes()
-        if chosen.form(index) is not None and not chosen.whole(index)
-        for shown in chosen.line(index).shows
-    }
-    omitted = sorted(
-        {
-            place(shown): omitted_item(shown, line, cut=place(shown) in cut)
-            for shown, line in missing
-        }.values(),
-        key=lambda item: (item.runOrdinal, item.index),
-    )
-    shown = frozenset(
-        place(shown)
-        for index in chosen.indexes()
-        if chosen.whole(index)
-        for shown in chosen.line(index).shows
-    )
+    omitted: list[OmittedItem] = []
+    shown: set[tuple[int, int]] = set()
+    material = kept = 0
+    for index in chosen.indexes():
+        found = chosen.form(index)
+        line = chosen.line(index)
+        material += line.weight
+        if found is not None and found.whole:
+            kept += line.weight
+            shown.update(place(each) for each in line.shows)
+        else:
+            cut = found is not None
+            omitted.extend(omitted_item(each, line, cut=cut) for each in line.shows)
+    omitted.sort(key=lambda item: (item.runOrdinal, item.index))
     return Selection(
         title=chosen.title,
         entries=_entries(chosen, tail),
         omitted=omitted,
-        shown=shown,
+        shown=frozenset(shown),
+        fidelity=round(kept / material, 4) if material else 1.0,
         tokens=chosen.total + tail_tokens,
         least=least,
         fits=budget is None or least <= budget,

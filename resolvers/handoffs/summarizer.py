@@ -108,15 +108,13 @@ def summarize(
     ordered = Covered(sorted(runs, key=lambda run: run.ordinal))
     drafted = _drafted(ordered, subagent_results, task)
     chosen = select(title, drafted, max_tokens)
-    every = _material_of(ordered, drafted)
-    shown = chosen.shown | {m_place(m) for m in every if not m.text}  # blank: nothing to show
     return Summary(
         text=chosen.text,
         sections=chosen.sections,
         entries=chosen.entries,
         tokenEstimate=chosen.tokens,
         omitted=chosen.omitted,
-        fidelity=fidelity(every, shown),
+        fidelity=chosen.fidelity,
         leastTokens=chosen.least,
         fits=chosen.fits,
     )
@@ -209,18 +207,19 @@ def _items(runs: Sequence[RunDigest], *kinds: RunItemKind) -> list[Found]:
             found.sort(key=lambda pair: (pair[0].ordinal, pair[1].index))
     else:
         found = [(run, item) for run in runs for item in run.items if item.kind in kinds]
-    return [(run, item) for run, item in found if item.text.strip()]
+    # A digest's texts are whole already (`digests.whole`): a blank one is empty.
+    return [(run, item) for run, item in found if item.text]
 
 
 def _blank(runs: Covered) -> list[Shown]:
     """Inputs and items with nothing to show: material, and shown by any text (their text
     is empty), so no line is drafted for them."""
-    found: list[Shown] = [(run.ordinal, None) for run in runs if not run.input.strip()]
+    found: list[Shown] = [(run.ordinal, None) for run in runs if not run.input]
     found.extend(
         (run.ordinal, item)
         for run in runs
         for item in run.items
-        if item.kind is not RunItemKind.FILE_CHANGE and not item.text.strip()
+        if item.kind is not RunItemKind.FILE_CHANGE and not item.text
     )
     return found
 
@@ -240,13 +239,18 @@ def _item_line(
     shortened = None
     if item.cutTokens:
         shortened = Cut(frame + item.cutTokens, label, item.text, run.ordinal, item.index, suffix)
-    shows = tuple((r.ordinal, i) for r, i in [*also, (run, item)])
+    shows: tuple[Shown, ...] = ((run.ordinal, item),)
+    weight = item.tokens
+    if also:
+        shows = (*((r.ordinal, i) for r, i in also), *shows)
+        weight += sum(i.tokens for _, i in also)
     return Line(
-        whole=Form(label + item.text + suffix, frame + item.tokens),
+        whole=Form(item.text, frame + item.tokens, label, suffix),
         newest=(run.ordinal, item.index),
         shows=shows,
         protected=protected,
         cut=shortened,
+        weight=weight,
     )
 
 
@@ -257,11 +261,12 @@ def _input_line(run: RunDigest, *, protected: bool) -> Line:
     if run.inputCutTokens:
         shortened = Cut(frame + run.inputCutTokens, label, run.input, run.ordinal, -1)
     return Line(
-        whole=Form(label + run.input, frame + run.inputTokens),
+        whole=Form(run.input, frame + run.inputTokens, label),
         newest=(run.ordinal, -1),
         shows=((run.ordinal, None),),
         protected=protected,
         cut=shortened,
+        weight=run.inputTokens,
     )
 
 
@@ -363,10 +368,11 @@ def _files(runs: Sequence[RunDigest]) -> Drafted:
     lines = []
     for path, (add, dele, kind) in totals.items():
         text = file_line(path or NO_PATH, kind, add, dele)
-        items = tuple((run.ordinal, item) for run, item in shown.get(path, []))
-        lines.append(
-            Line(whole=Form(text, tokenizer.count(text)), newest=newest[path], shows=items)
-        )
+        found = shown.get(path, [])
+        weight = sum(item.tokens for _, item in found)
+        items = tuple((run.ordinal, item) for run, item in found)
+        form = Form(text, tokenizer.label(text))
+        lines.append(Line(whole=form, newest=newest[path], shows=items, weight=weight))
     return Drafted(FILES, lines)
 
 
@@ -515,13 +521,13 @@ def _conversation(runs: Sequence[RunDigest]) -> Drafted:
     shown_apart = {(last[0].ordinal, last[1].index)} if last else set()
     lines: list[Line] = []
     for run in runs:
-        if run.ordinal not in kept and run.input.strip():
+        if run.ordinal not in kept and run.input:
             lines.append(_input_line(run, protected=False))
         lines.extend(
             _item_line(run, item, f"Run {run.ordinal} replied: ")
             for item in run.items
             if item.kind is RunItemKind.ASSISTANT_MESSAGE
-            and item.text.strip()
+            and item.text
             and (run.ordinal, item.index) not in shown_apart
         )
     return Drafted(CONVERSATION, lines)
