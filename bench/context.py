@@ -56,10 +56,15 @@ def budget_quality(count: int, seed: int) -> list[BudgetQuality]:
             summary = summarize(
                 covered, title=f"# Context handoff: runs 1-{point}", max_tokens=budget
             )
-            quality = assess(summary.text, covered, summary.omitted)
+            quality = assess(summary.text, covered, summary.omitted, summary.fidelity)
             found.append(
                 BudgetQuality(
-                    point, budget, summary.tokenEstimate, quality.score, len(summary.omitted)
+                    point,
+                    budget,
+                    summary.tokenEstimate,
+                    quality.score,
+                    len(summary.omitted),
+                    summary.fidelity,
                 )
             )
     return found
