@@ -290,8 +290,9 @@ async def digests(
 
 async def rollback_inputs(tx: Tx, workspace: str, thread_id: str, to_ordinal: int) -> Row:
     """What resolvers/lineage/rollback.py's RollbackInputs reads: the live runs after
-    `to_ordinal` (`rolledRuns`), the handoffs about the thread reaching past it
-    (`affected`, each {handoff, consumerOrdinal, consumerProviderThreadId}), and the
+    `to_ordinal` (`rolledRuns`), the live handoffs about the thread reaching past it or
+    consumed by one of those runs (`affected`, each {handoff, consumerOrdinal,
+    consumerProviderThreadId}: its target run), and the
     merge-backs and subagent results consumed after it (`delivered`, each {transfer,
     handoffLive}), and the subagent results still pending (`pendingResults`, each
     {transferId, spawnedByRunId})."""
