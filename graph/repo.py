@@ -474,7 +474,8 @@ async def thread_items(
     ordinals: list[int] | None,
     first: int,
 ) -> list[ThreadItem]:
-    """Up to `first` + 1 items of the thread's active runs after (ordinal, index)."""
+    """Up to `first` + 1 items of the thread's active runs after (ordinal, index), each
+    run's input first as its item -1 (`USER_GOAL`)."""
     rows = await tx.rows(
         "thread/items",
         workspace=workspace,
@@ -489,7 +490,7 @@ async def thread_items(
         ThreadItem(
             runId=row["runId"],
             runOrdinal=row["runOrdinal"],
-            index=row["item"]["seq"],
+            index=row["seq"],
             **item_from(row["item"]).model_dump(),
         )
         for row in rows
