@@ -183,3 +183,21 @@ def test_a_native_fork_holds_its_inherited_context_natively() -> None:
         StartStrategy.NO_HANDOFF,
         ProviderAction.RESUME,
     )
+
+
+def test_a_fork_of_a_fork_gets_every_ancestors_context_again_root_first() -> None:
+    fork = Scenario.fork_of(source("codex"), at=2)
+    fork.run("claude")  # portable context of t into a claude thread
+    grand = Scenario.fork_of(fork, at=1, thread_id="g")
+    first = grand.run("codex")  # f ran claude: portable context of t and f
+    assert [h.sourceThreadId for h in first.handoffs] == ["t", "f"]
+    grand.rollback(0)
+    again = grand.decide("codex")
+    assert (again.strategy, again.providerAction) == (
+        StartStrategy.PORTABLE_CONTEXT,
+        ProviderAction.RESUME,
+    )
+    assert [(h.sourceThreadId, h.covered) for h in again.handoffs] == [
+        ("t", Ranges.span(1, 2)),
+        ("f", Ranges.span(1, 1)),
+    ]
