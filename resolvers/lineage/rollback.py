@@ -32,9 +32,9 @@ LIVE = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
 
 
 class AffectedHandoff(BaseModel):
-    """A live handoff for the thread that a rollback may take: one about the thread whose
-    range reaches past the rollback point, or one whose consuming run (its target run)
-    comes after it, with that run (if any)."""
+    """A handoff for the thread, not superseded, that a rollback may take (`taken`): one
+    about the thread whose range reaches past the rollback point, or one whose consuming
+    run (its target run) comes after it, with that run (if any)."""
 
     model_config = ConfigDict(frozen=True)
 
