@@ -399,14 +399,23 @@ class ThreadSim:
         self.last_completed = next(
             (r for r in reversed(self.history) if r.status == "COMPLETED"), None
         )
+        rolled_ids = {r.id for r in rolled}
+        # About a rolled-back run, or injected into one (docs/MODEL.md "Coverage after a
+        # rollback"), as the product's rollback takes them.
         affected = [
             h
             for h in self.rec.handoffs
             if h.status != "SUPERSEDED"
-            and h.source_thread_id == self.rec.id
-            and any(h.covered_from <= o <= h.covered_to for o in gone)
+            and (
+                (
+                    h.source_thread_id == self.rec.id
+                    and any(h.covered_from <= o <= h.covered_to for o in gone)
+                )
+                or (h.status != "FAILED" and h.target_run_id in rolled_ids)
+            )
         ]
         undone, carriers = self._undelivered(rolled)
+        carriers = [h for h in carriers if h not in affected]
         for handoff in [*affected, *carriers]:
             handoff.status = "SUPERSEDED"
             handoff.updated_at = now

@@ -273,7 +273,10 @@ class PageInfo:
 class ThreadItem:
     run_id: strawberry.ID
     run_ordinal: int
-    index: int = strawberry.field(description="Its position in its run, 0-based.")
+    index: int = strawberry.field(
+        description="Its position in its run, 0-based; -1 is the run's input (kind "
+        "USER_GOAL), before the items the run reported."
+    )
     kind: RunItemKind
     text: str
     key: str | None
@@ -408,8 +411,9 @@ class Thread(NodeView[models.ThreadNode]):
 
     @described(
         "The items of the thread's active runs (not rolled back), oldest first by run "
-        "ordinal and position in the run: the pull path for what a handoff left out. "
-        "One round trip per page."
+        "ordinal and position in the run, each run's input first as its item -1 (kind "
+        "USER_GOAL): the pull path for what a handoff left out, every `omitted` entry "
+        "included. `kinds` and `runOrdinals` filter inputs too. One round trip per page."
     )
     async def items(
         self,

@@ -122,13 +122,12 @@ async def test_omitted_items_are_the_thread_items_at_their_places(small: GraphQL
     assert [(i["runOrdinal"], i["index"]) for i in every] == sorted(
         (i["runOrdinal"], i["index"]) for i in every
     )
-    assert len(every) == 8 * 7 + 2 + 1 and len({(i["runId"], i["index"]) for i in every}) == len(
-        every
-    )
+    # Each run's input (index -1; run 9, in progress, has only its input), the eight runs'
+    # seven items, run 1's goal and constraint, run 3's file.
+    assert len(every) == 9 + 8 * 7 + 2 + 1
+    assert len({(i["runId"], i["index"]) for i in every}) == len(every)
     at = {(i["runOrdinal"], i["index"]): i for i in every}
     for left in handoff["omitted"]:
-        if left["index"] == -1:
-            continue  # a run's input: Run.input holds it
         found = at[(left["runOrdinal"], left["index"])]
         assert (found["kind"], found["key"], found["path"]) == (
             left["kind"],
