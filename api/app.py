@@ -54,6 +54,7 @@ from api.services import Services, SocketSlots
 from api.settings import Settings
 from graph.errors import ThreadlineError
 from graph.store import Store
+from resolvers.handoffs import tokenizer
 from resolvers.providers import ProviderRegistry, registry_from_toml
 
 log = logging.getLogger("threadline")
@@ -289,6 +290,8 @@ def create_app(
         )
         say("warming up: planning every statement on Neo4j once")
         active.start_warm_up()
+        # The tokenizer's vocabulary takes about a second to load: not on a request's time.
+        await asyncio.to_thread(tokenizer.warm)
         if traces is not None:
             active.tracer = traces.tracer("threadline.store")
         unwatch = orphans.stop_with_parent(asyncio.get_running_loop())

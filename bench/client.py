@@ -103,9 +103,10 @@ class GraphQL:
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._connections = connections
         self._session: aiohttp.ClientSession | None = None
-        # commandIds of writes answered UNAVAILABLE with no outcome ("nothing was written"),
-        # for an audit against the receipts in the graph (bench/recovery.py).
-        self.said_unwritten: list[str] = []
+        # For each commandId sent, whether its latest answer was UNAVAILABLE with no outcome
+        # ("nothing was written"): audited against the receipts in the graph
+        # (bench/recovery.py). A commandId sent again may be written by the later request.
+        self._unwritten: dict[str, bool] = {}
 
     @property
     def http(self) -> aiohttp.ClientSession:
@@ -134,15 +135,21 @@ class GraphQL:
                 body = await response.json()
         except aiohttp.ClientError as error:
             raise BenchError(f"{type(error).__name__}: {error}") from error
+        first = (body.get("errors") or [{}])[0]
+        extensions = first.get("extensions", {})
+        code = extensions.get("code")
+        if isinstance(variables.get("commandId"), str):
+            unwritten = code == "UNAVAILABLE" and "outcome" not in extensions
+            self._unwritten[variables["commandId"]] = unwritten
         if body.get("errors"):
-            first = body["errors"][0]
-            extensions = first.get("extensions", {})
-            code = extensions.get("code", "ERROR")
-            if code == "UNAVAILABLE" and "outcome" not in extensions and "commandId" in variables:
-                self.said_unwritten.append(variables["commandId"])
-            raise BenchError(f"{code}: {first.get('message')}", extensions)
+            raise BenchError(f"{code or 'ERROR'}: {first.get('message')}", extensions)
         data: dict[str, Any] = body["data"]
         return data
+
+    @property
+    def said_unwritten(self) -> list[str]:
+        """The commandIds whose latest answer said that nothing was written."""
+        return [command for command, unwritten in self._unwritten.items() if unwritten]
 
     async def round_trips(self) -> int:
         """The service's Bolt round trips so far (all requests of the process)."""

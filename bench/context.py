@@ -17,8 +17,9 @@ from bench.client import provider_at
 from bench.results import BudgetQuality, DeltaSaving, Stat
 from bench.summary import MAX_TOKENS, runs
 from graph.models import RunDigest
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.quality import assess
-from resolvers.handoffs.summarizer import digest_of, summarize
+from resolvers.handoffs.summarizer import summarize
 
 BUDGETS = (2_000, 8_000, 32_000)
 POINTS = (20, 200, 1_000)
@@ -55,10 +56,15 @@ def budget_quality(count: int, seed: int) -> list[BudgetQuality]:
             summary = summarize(
                 covered, title=f"# Context handoff: runs 1-{point}", max_tokens=budget
             )
-            quality = assess(summary.text, covered, summary.omitted)
+            quality = assess(summary.text, covered, summary.omitted, summary.fidelity)
             found.append(
                 BudgetQuality(
-                    point, budget, summary.tokenEstimate, quality.score, len(summary.omitted)
+                    point,
+                    budget,
+                    summary.tokenEstimate,
+                    quality.score,
+                    len(summary.omitted),
+                    summary.fidelity,
                 )
             )
     return found

@@ -38,11 +38,10 @@ from bench.records import (
 )
 from graph.models import RunDigest
 from graph.ranges import Ranges
-from resolvers.handoffs import summarizer
+from resolvers.handoffs import digests, tokenizer
 from resolvers.handoffs.budget import ContextPolicy, context_budget
 from resolvers.handoffs.planning import runs_named
 from resolvers.handoffs.quality import assess
-from resolvers.handoffs.selection import CHARS_PER_TOKEN
 from resolvers.providers import registry_from_toml
 from resolvers.start import staleness
 from resolvers.start import transfers as start_transfers
@@ -65,8 +64,9 @@ POLICY = StalenessPolicy()
 MAX_OFF_PROVIDER_RUNS = POLICY.max_off_provider_runs
 MAX_CHAINED_HANDOFFS = POLICY.max_chained_handoffs
 MAX_DELTA_CHAIN = POLICY.max_delta_chain
-MAX_HANDOFF_CHARS = min(REGISTRY.get(p).max_handoff_tokens for p in PROVIDERS) * CHARS_PER_TOKEN
-INPUT_LIMIT = summarizer.INPUT_LIMIT
+# A cheap stand-in for the summarizer's size: about four characters a token of prose.
+MAX_HANDOFF_CHARS = min(REGISTRY.get(p).max_handoff_tokens for p in PROVIDERS) * 4
+INPUT_LIMIT = digests.LINE_LIMIT
 EPOCH = datetime(2025, 6, 1, tzinfo=UTC)
 
 
@@ -382,8 +382,8 @@ class ThreadSim:
         state = self.pts[run.provider_thread_id]
         state.seen.add(run.ordinal)
         state.last_native = run.ordinal
-        texts = (item["text"] for item in run.items)
-        state.record.held_tokens += summarizer.tokens_held(run.input, texts)
+        held = digests.tokens_held(model.ended_node(run), self.digest(run))
+        state.record.held_tokens += held
         self.rec.version += 1
 
     def rollback(self, to_ordinal: int) -> None:
@@ -399,14 +399,23 @@ class ThreadSim:
         self.last_completed = next(
             (r for r in reversed(self.history) if r.status == "COMPLETED"), None
         )
+        rolled_ids = {r.id for r in rolled}
+        # About a rolled-back run, or injected into one (docs/MODEL.md "Coverage after a
+        # rollback"), as the product's rollback takes them.
         affected = [
             h
             for h in self.rec.handoffs
             if h.status != "SUPERSEDED"
-            and h.source_thread_id == self.rec.id
-            and any(h.covered_from <= o <= h.covered_to for o in gone)
+            and (
+                (
+                    h.source_thread_id == self.rec.id
+                    and any(h.covered_from <= o <= h.covered_to for o in gone)
+                )
+                or (h.status != "FAILED" and h.target_run_id in rolled_ids)
+            )
         ]
         undone, carriers = self._undelivered(rolled)
+        carriers = [h for h in carriers if h not in affected]
         for handoff in [*affected, *carriers]:
             handoff.status = "SUPERSEDED"
             handoff.updated_at = now
@@ -781,7 +790,7 @@ class ThreadSim:
             budget=budget.model_dump(mode="json"),
             quality=quality.model_dump(mode="json"),
         )
-        target.held_tokens += summarizer.token_estimate(text)
+        target.held_tokens += tokenizer.count(text)
         self.rec.handoffs.append(handoff)
         return handoff
 

@@ -51,7 +51,9 @@ from graph.models import (
     RunNode,
 )
 from graph.ranges import Ranges
-from resolvers.handoffs.summarizer import digest_of, token_estimate
+from resolvers.handoffs import tokenizer
+from resolvers.handoffs.digests import digest_of
+from resolvers.handoffs.written import entries_of
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -171,14 +173,19 @@ def _run_history(run: RunRecord) -> list[str]:
 
 
 def digest(run: RunRecord) -> RunDigest:
-    """What the service keeps for summaries when a run ends (resolvers.handoffs.summarizer); a run
-    rolled back since keeps the digest of how it ended."""
+    """What the service keeps for summaries when a run ends (resolvers.handoffs.digests); a
+    run rolled back since keeps the digest of how it ended."""
+    return digest_of(ended_node(run))
+
+
+def ended_node(run: RunRecord) -> RunNode:
+    """The run as it ended (a run rolled back since, as it was before)."""
     ended = run.status
     if ended == "ROLLED_BACK":
         ended = "FAILED" if run.failure_reason is not None else "COMPLETED"
     checkpoint = run.checkpoint
     node = None if checkpoint is None else CheckpointNode.model_validate(_fields(checkpoint))
-    return digest_of(RunNode.model_validate({**_fields(run), "status": ended, "checkpoint": node}))
+    return RunNode.model_validate({**_fields(run), "status": ended, "checkpoint": node})
 
 
 def delta_chains(thread: ThreadRecord) -> dict[str, int]:
@@ -244,10 +251,15 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
         {
             **_fields(handoff, nested=("sections", "budget", "quality"), skip=("covered_run_ids",)),
             "workspace": workspace,
-            # The generated text stands in for a summary's size: it lists no omitted items.
+            # The generated text stands in for a summary's size: it lists no omitted items,
+            # and its entries are its lines, as another writer's text's are.
             "omittedJson": _json([]),
+            "entriesJson": _json(
+                [e.model_dump(mode="json") for e in entries_of(handoff.summary_text, [])]
+            ),
             "qualityScore": handoff.quality["score"] if handoff.quality is not None else None,
-            "tokenEstimate": token_estimate(handoff.summary_text),
+            "qualityFidelity": handoff.quality.get("fidelity") if handoff.quality else None,
+            "tokenEstimate": tokenizer.count(handoff.summary_text),
             "generationMs": local_generation_ms(handoff.summary_text),
             "historyJson": _history(
                 "handoff",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from bench.fidelity import table
 from bench.results import Pair, Rate, Results, ScaleStep, Stat, Window
 
 # The columns of a GraphQL figure beside its raw baseline (`_pair`), and its round trips.
@@ -57,6 +58,8 @@ def render(results: Results) -> str:
     lines += _other(results)
     lines += ["", "## Context: delta against full handoffs, quality at budgets", ""]
     lines += _context(results)
+    lines += ["", "## Fidelity: Threadline beside T3 Code's rule and the naive rule", ""]
+    lines += _fidelity(results)
     lines += ["", "## Checks", ""]
     lines += _checks(results)
     return "\n".join(lines) + "\n"
@@ -315,7 +318,7 @@ def _context(results: Results) -> list[str]:
     rows = [
         f"In-process over the same {runs} generated runs as the summary build (providers "
         "switching every 10 runs), with the product's summarizer, selection and quality "
-        "rule (bench/context.py). Tokens as the service estimates them (characters / 4).",
+        "rule (bench/context.py). Tokens as the service counts them (cl100k_base).",
         "",
     ]
     saving = results.delta_saving
@@ -337,11 +340,24 @@ def _context(results: Results) -> list[str]:
         ]
     if results.budget_quality:
         rows += _header(
-            (), ("full handoff of runs", "budget", "tokens", "items left out", "quality score")
+            (),
+            (
+                "full handoff of runs",
+                "budget",
+                "tokens",
+                "items not shown whole",
+                "quality score",
+                "fidelity",
+            ),
         )
         rows += [
             _row(
-                f"1-{q.runs}", f"{q.budget:,}", f"{q.tokens:,}", f"{q.omitted:,}", f"{q.score:.3f}"
+                f"1-{q.runs}",
+                f"{q.budget:,}",
+                f"{q.tokens:,}",
+                f"{q.omitted:,}",
+                f"{q.score:.3f}",
+                f"{q.fidelity:.3f}",
             )
             for q in results.budget_quality
         ]
@@ -352,6 +368,22 @@ def _context(results: Results) -> list[str]:
             "items left out. Real threads repeat less.",
         ]
     return rows
+
+
+def _fidelity(results: Results) -> list[str]:
+    """The fidelity benchmark (bench/handoffs.py): every rule on the same material."""
+    return [
+        "In-process, on the root threads of two generated families and on generated Claude "
+        "Code and Codex session files imported through the product's importers "
+        "(bench/handoffs.py). Each rule writes a handoff of every active run within the "
+        "budget: Threadline's summarizer, T3 Code's `selectHistory` rule re-implemented from "
+        "its published source (bench/baselines/t3code.py), and the naive rule keeping the "
+        "last messages that fit. Fidelity is the share, by tokens, of the material shown "
+        "whole (found in each text from outside); the score is the product's quality rule "
+        "on each text. Tokens by cl100k_base for every rule.",
+        "",
+        *table(results.fidelity_rows).splitlines(),
+    ]
 
 
 def _tokens_row(name: str, n: int, stat: Stat) -> str:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.fidelity import Row
+
 
 @dataclass(frozen=True)
 class Stat:
@@ -140,6 +142,7 @@ class BudgetQuality:
     tokens: int
     score: float
     omitted: int
+    fidelity: float = 1.0
 
 
 @dataclass
@@ -156,6 +159,7 @@ class Results:
     summary_items: int = 0
     delta_saving: DeltaSaving | None = None
     budget_quality: list[BudgetQuality] = field(default_factory=list)
+    fidelity_rows: list[Row] = field(default_factory=list)  # bench/handoffs.py
     api_peak_rss_mb: float | None = None
     api_rss_mb: float | None = None
     measured_cycle_seconds: float = 0.0
@@ -190,6 +194,8 @@ class Results:
             absent.append("summary build time")
         if self.delta_saving is None or not self.budget_quality:
             absent.append("delta saving and quality at budgets")
+        if not self.fidelity_rows:
+            absent.append("fidelity beside the baselines")
         if self.api_peak_rss_mb is None:
             absent.append("API peak RSS")
         if not self.conformance_checked:

@@ -28,6 +28,7 @@ from bench import (
     conformance,
     context,
     families,
+    handoffs,
     measure,
     queries,
     reference,
@@ -274,6 +275,8 @@ async def _measure(session: _Session, driver: Driver) -> None:
     results.budget_quality = await asyncio.to_thread(
         context.budget_quality, config.summary_runs, config.seed
     )
+    log("fidelity beside T3 Code's rule and the naive one")
+    results.fidelity_rows = await asyncio.to_thread(handoffs.rows, config.seed)
 
 
 async def _spread(session: _Session, uri: str, auth: tuple[str, str] | None) -> None:

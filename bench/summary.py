@@ -16,8 +16,9 @@ from bench.client import provider_at
 from bench.results import Stat
 from graph.models import CheckpointNode, FileDiffStat, RunItem, RunNode, RunStatus
 from graph.ranges import Ranges
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.planning import runs_named
-from resolvers.handoffs.summarizer import digest_of, summarize
+from resolvers.handoffs.summarizer import summarize
 
 MAX_TOKENS = 32000
 

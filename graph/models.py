@@ -216,9 +216,12 @@ class RunItem(Node):
 
 class DigestItem(RunItem):
     """An item as a run's digest keeps it: its position in the run, for what a handoff
-    leaves out to point at (`Thread.items` answers the same index)."""
+    leaves out to point at (`Thread.items` answers the same index), its text whole (control
+    characters removed, white space folded within each line) and what its forms cost."""
 
     index: int
+    tokens: int = 0  # its whole form (a FILE_CHANGE's: its path and stats line)
+    cutTokens: int = 0  # its shortened form; 0 when it has none (short enough whole)
 
 
 class ItemPlace(Node):
@@ -232,10 +235,23 @@ class ItemPlace(Node):
 
 
 class OmittedItem(ItemPlace):
-    """An item of a handoff's covered runs: one its text leaves out (`index` -1: the
-    run's input, which `Run.input` holds)."""
+    """An item of a handoff's covered runs that its text does not show whole (`index` -1:
+    the run's input, which `Thread.items` answers as that run's item -1)."""
 
     tokenEstimate: int
+    cut: bool = False  # a shortened form is in the text
+
+
+class HandoffEntry(Node):
+    """One line of a handoff's text (an item whose text holds line breaks is one entry),
+    with the heading it stands under and the item it shows, if any."""
+
+    section: str
+    text: str
+    runOrdinal: int | None = None
+    index: int | None = None
+    kind: RunItemKind | None = None
+    cut: bool = False
 
 
 class QualityFacet(Node):
@@ -250,6 +266,9 @@ class HandoffQuality(Node):
 
     score: float
     facets: list[QualityFacet] = Field(default_factory=list)
+    # The share, by tokens, of the covered material the text shows whole; None for a
+    # handoff graded before fidelity was measured (it is measured again when read).
+    fidelity: float | None = None
 
 
 class ThreadItem(ItemPlace):
@@ -304,7 +323,7 @@ class RunNode(Node):
 
 
 # Bumped when a digest keeps something new; older digests are read from their runs.
-DIGEST_VERSION = 3
+DIGEST_VERSION = 4
 
 
 class RunDigest(Node):
@@ -314,6 +333,8 @@ class RunDigest(Node):
     ordinal: int
     status: RunStatus
     input: str
+    inputTokens: int = 0
+    inputCutTokens: int = 0
     failureReason: str | None = None
     providerThreadId: str | None = None
     items: list[DigestItem] = Field(default_factory=list)
@@ -442,12 +463,16 @@ class HandoffNode(HandoffHead):
 
     summaryText: str
     sections: list[HandoffSection] = Field(default_factory=list)
-    # What the local selection left out of the text (another writer's text lists none).
+    # The text's lines and the items they show; empty for a handoff written before
+    # entries were kept (read from its text then).
+    entries: list[HandoffEntry] = Field(default_factory=list)
+    # The covered material the text does not show whole, whoever wrote it.
     omitted: list[OmittedItem] = Field(default_factory=list)
     # How much of what must survive it the text carries; None while PENDING, and for
     # handoffs written before quality was recorded. The score alone is kept for Cypher.
     quality: HandoffQuality | None = None
     qualityScore: float | None = None
+    qualityFidelity: float | None = None
 
 
 class SourcePoint(Node):

@@ -17,6 +17,7 @@ from graph.events import EventType, Payload
 from graph.models import (
     CheckpointNode,
     ContextUsage,
+    HandoffEntry,
     HandoffNode,
     HandoffQuality,
     HandoffSection,
@@ -95,9 +96,11 @@ class HandoffChange(NodeChange):
     failureReason: str | None = None
     summaryText: str | None = None
     sections: list[HandoffSection] | None = None
+    entries: list[HandoffEntry] | None = None
     omitted: list[OmittedItem] | None = None
     quality: HandoffQuality | None = None
     qualityScore: float | None = None
+    qualityFidelity: float | None = None
     tokenEstimate: int | None = None
     createdByProvider: str | None = None
     summarySource: SummarySource | None = None

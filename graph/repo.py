@@ -56,6 +56,7 @@ JSON_FIELDS = {
     "contextUsage": "contextUsageJson",
     "budget": "budgetJson",
     "omitted": "omittedJson",
+    "entries": "entriesJson",
     "quality": "qualityJson",
 }
 
@@ -290,8 +291,9 @@ async def digests(
 
 async def rollback_inputs(tx: Tx, workspace: str, thread_id: str, to_ordinal: int) -> Row:
     """What resolvers/lineage/rollback.py's RollbackInputs reads: the live runs after
-    `to_ordinal` (`rolledRuns`), the handoffs about the thread reaching past it
-    (`affected`, each {handoff, consumerOrdinal, consumerProviderThreadId}), and the
+    `to_ordinal` (`rolledRuns`), the live handoffs about the thread reaching past it or
+    consumed by one of those runs (`affected`, each {handoff, consumerOrdinal,
+    consumerProviderThreadId}: its target run), and the
     merge-backs and subagent results consumed after it (`delivered`, each {transfer,
     handoffLive}), and the subagent results still pending (`pendingResults`, each
     {transferId, spawnedByRunId})."""
@@ -473,7 +475,8 @@ async def thread_items(
     ordinals: list[int] | None,
     first: int,
 ) -> list[ThreadItem]:
-    """Up to `first` + 1 items of the thread's active runs after (ordinal, index)."""
+    """Up to `first` + 1 items of the thread's active runs after (ordinal, index), each
+    run's input first as its item -1 (`USER_GOAL`)."""
     rows = await tx.rows(
         "thread/items",
         workspace=workspace,
@@ -488,7 +491,7 @@ async def thread_items(
         ThreadItem(
             runId=row["runId"],
             runOrdinal=row["runOrdinal"],
-            index=row["item"]["seq"],
+            index=row["seq"],
             **item_from(row["item"]).model_dump(),
         )
         for row in rows

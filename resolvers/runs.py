@@ -29,7 +29,7 @@ from graph.models import (
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
-from resolvers.handoffs.summarizer import digest_of, tokens_held
+from resolvers.handoffs.digests import digest_of, tokens_held
 
 
 def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | None) -> ThreadNode:
@@ -265,6 +265,7 @@ def _ended(
             "checkpoint": checkpoint,
         }
     )
+    digest = digest_of(run)
     draft.change(
         RunChange(
             id=run.id,
@@ -272,7 +273,7 @@ def _ended(
             nativeTurnRef=run.nativeTurnRef,
             failureReason=run.failureReason,
             completedAt=run.completedAt,
-            digest=digest_of(run),
+            digest=digest,
             digestVersion=DIGEST_VERSION,
         )
     )
@@ -284,7 +285,7 @@ def _ended(
             ProviderThreadChange(
                 id=pt.id,
                 nativeRanges=pt.native.with_ordinal(run.ordinal).flatten(),
-                heldTokens=pt.heldTokens + tokens_held(run.input, (i.text for i in run.items)),
+                heldTokens=pt.heldTokens + tokens_held(run, digest),
             )
         )
     draft.event(state.thread.id, ended, run.id)

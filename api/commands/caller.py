@@ -17,9 +17,9 @@ from resolvers.content import Content
 from resolvers.draft import Draft
 from resolvers.handoffs import sources as summary_sources
 from resolvers.handoffs.budget import ContextPolicy
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.handoffs.sources import Assignment, SummaryPolicy
-from resolvers.handoffs.summarizer import digest_of
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
 from resolvers.start.staleness import StalenessPolicy
 

@@ -12,6 +12,7 @@ from graph.models import HandoffNode, ProviderThreadNode, RunDigest, ThreadState
 from graph.store import Tx
 from resolvers.handoffs import replacement as handoff_plans
 from resolvers.handoffs.budget import refitted
+from resolvers.handoffs.fields import TextFields
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.providers import ProviderCapabilities
 from resolvers.start import transfers
@@ -25,10 +26,7 @@ async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written
         draft,
         found.state,
         found.handoff,
-        plan.summary.text,
-        plan.summary.sections,
-        plan.summary.omitted,
-        found.covered,
+        TextFields.of_summary(plan.summary, found.covered),
         handoff_plans.regenerated(found.handoff, plan.generationMs),
         events.HandoffRegenerated,
     )
@@ -47,10 +45,7 @@ async def submit_handoff_summary(
         draft,
         found.state,
         found.handoff,
-        summary_text,
-        handoff_plans.submitted_sections(summary_text),
-        [],
-        found.covered,
+        TextFields.of_text(summary_text, found.covered),
         handoff_plans.submitted(found.handoff, found.target, created_by_provider, draft.at),
         events.HandoffSubmitted,
     )

@@ -31,8 +31,8 @@ from graph.models import (
 )
 from graph.ranges import Ranges
 from graph.store import Row, Store, Tx
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.quality import assess
-from resolvers.handoffs.summarizer import digest_of
 from resolvers.limits import limit_of
 from resolvers.lineage.divergence import Divergence, divergence, opening
 from resolvers.past import as_of

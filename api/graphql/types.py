@@ -22,6 +22,7 @@ from graph.ranges import Ranges
 from graph.store import Tx
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
+from resolvers.handoffs.written import entries_of
 from resolvers.lineage.divergence import Divergence
 from resolvers.past.as_of import Instant
 
@@ -272,7 +273,10 @@ class PageInfo:
 class ThreadItem:
     run_id: strawberry.ID
     run_ordinal: int
-    index: int = strawberry.field(description="Its position in its run, 0-based.")
+    index: int = strawberry.field(
+        description="Its position in its run, 0-based; -1 is the run's input (kind "
+        "USER_GOAL), before the items the run reported."
+    )
     kind: RunItemKind
     text: str
     key: str | None
@@ -301,7 +305,27 @@ class OmittedItem:
     kind: RunItemKind
     key: str | None
     path: str | None
-    token_estimate: int
+    token_estimate: int = strawberry.field(
+        description="What showing it whole would cost (its line, in tokens)."
+    )
+    cut: bool = strawberry.field(
+        description="True: a shortened form is in the text; false: not shown at all."
+    )
+
+
+@strawberry.type(description="One line of a handoff's text and the item it shows.")
+class HandoffEntry:
+    section: str = strawberry.field(description="The heading it stands under.")
+    text: str = strawberry.field(
+        description="Exactly as in summaryText (an item whose text holds line breaks is one "
+        "entry); the entries' texts joined by line breaks are summaryText."
+    )
+    run_ordinal: int | None = strawberry.field(description="Null for a line about no item.")
+    index: int | None = strawberry.field(
+        description="The item's index in its run; -1 for the run's input."
+    )
+    kind: RunItemKind | None
+    cut: bool = strawberry.field(description="Shown shortened (then it is in omitted too).")
 
 
 @strawberry.type
@@ -320,11 +344,14 @@ class HandoffQuality:
         description="kept / total over every facet; 1.0 when nothing must be kept."
     )
     facets: list[QualityFacet]
+    fidelity: float = strawberry.field(
+        description="The share, by tokens, of the covered material the text shows whole."
+    )
 
     @classmethod
-    def of(cls, quality: models.HandoffQuality) -> HandoffQuality:
+    def of(cls, quality: models.HandoffQuality, fidelity: float) -> HandoffQuality:
         facets = [from_model(QualityFacet, facet) for facet in quality.facets]
-        return cls(score=quality.score, facets=facets)
+        return cls(score=quality.score, facets=facets, fidelity=fidelity)
 
 
 @strawberry.type
@@ -384,8 +411,9 @@ class Thread(NodeView[models.ThreadNode]):
 
     @described(
         "The items of the thread's active runs (not rolled back), oldest first by run "
-        "ordinal and position in the run: the pull path for what a handoff left out. "
-        "One round trip per page."
+        "ordinal and position in the run, each run's input first as its item -1 (kind "
+        "USER_GOAL): the pull path for what a handoff left out, every `omitted` entry "
+        "included. `kinds` and `runOrdinals` filter inputs too. One round trip per page."
     )
     async def items(
         self,
@@ -696,21 +724,32 @@ class ContextHandoff(NodeView[models.HandoffNode]):
         return ContextBudget.of(self.node.budget)
 
     @described(
-        "Items of the covered runs the local selection left out of the text, oldest first; "
-        "Thread.items returns them. Empty for a text another writer wrote."
+        "Items of the covered runs the text does not show whole, oldest first (cut: shown "
+        "shortened); Thread.items returns each. Whoever wrote the text."
     )
     def omitted(self) -> list[OmittedItem]:
         return [from_model(OmittedItem, item) for item in self.node.omitted]
 
     @described(
-        "How much of what must survive the handoff its text carries, by kind (computed "
-        "from its covered runs and its text; no model is called)."
+        "The text's lines in order, each with its section and the item it shows, so that a "
+        "caller can inject them as structured items where the provider accepts them."
+    )
+    def entries(self) -> list[HandoffEntry]:
+        found = self.node.entries or entries_of(self.node.summaryText, [])
+        return [from_model(HandoffEntry, entry) for entry in found]
+
+    @described(
+        "How much of what must survive the handoff its text carries, by kind, and how much "
+        "of its covered material it shows whole (computed from its covered runs and its "
+        "text; no model is called)."
     )
     async def quality(self, info: Info) -> HandoffQuality:
         quality = self.node.quality
-        if quality is None:  # pending, or written before quality was recorded
-            quality = await loaders(info, self.as_of).handoff_quality.load(self.node)
-        return HandoffQuality.of(quality)
+        if quality is None or quality.fidelity is None:  # pending, or graded before either
+            graded = await loaders(info, self.as_of).handoff_quality.load(self.node)
+            quality = quality or graded
+            return HandoffQuality.of(quality, graded.fidelity or 0.0)
+        return HandoffQuality.of(quality, quality.fidelity)
 
 
 @strawberry.type

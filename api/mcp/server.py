@@ -136,8 +136,9 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         kinds: list[RunItemKind] | None = None,
         run_ordinals: list[int] | None = None,
     ) -> CallToolResult:
-        """The thread's canonical items, oldest first, a page at a time: what a handoff
-        left out (its `omitted` names run ordinals and kinds to ask for)."""
+        """The thread's canonical items, oldest first, a page at a time, each run's input
+        first as its item index -1 (kind USER_GOAL): what a handoff left out (its
+        `omitted` names run ordinals, indexes and kinds to ask for)."""
         found = await call(
             ctx,
             tools.THREAD_READ,

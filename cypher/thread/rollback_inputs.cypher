@@ -1,19 +1,24 @@
-// What a rollback to $toOrdinal reads besides the thread's state: the live runs after it,
-// the handoffs about the thread that reach past it, with the run that consumed each, and
-// the merge-backs and subagent results a live run after it consumed, with whether their
-// handoff is still live, and the subagent results still pending, with the run of this
-// thread that spawned their subagent.
+// What a rollback to $toOrdinal reads besides the thread's state: the live runs after it;
+// the live handoffs for the thread it may take, with the run that consumed each (its
+// target run): those about the thread that reach past it, and those a run after it
+// consumed (a fork's inherited context, a delta about earlier runs); the merge-backs and
+// subagent results a live run after it consumed, with whether their handoff is still live,
+// and the subagent results still pending, with the run of this thread that spawned their
+// subagent.
 MATCH (t:Thread {id: $threadId, workspace: $workspace})
-RETURN
-  COLLECT {
+WITH t, COLLECT {
     MATCH (r:Run {workspace: $workspace, threadId: t.id})
     WHERE r.ordinal > $toOrdinal AND r.status <> 'ROLLED_BACK'
     RETURN r {.*} ORDER BY r.ordinal
-  } AS rolledRuns,
+  } AS rolledRuns
+WITH t, rolledRuns, [r IN rolledRuns | r.id] AS rolledIds
+RETURN
+  rolledRuns,
   COLLECT {
     MATCH (h:ContextHandoff)-[:FOR_THREAD]->(t)
-    WHERE h.status <> 'SUPERSEDED' AND h.sourceThreadId = t.id AND h.coveredTo > $toOrdinal
-    OPTIONAL MATCH (consumer:Run)-[:CONSUMED]->(h)
+    WHERE h.status <> 'SUPERSEDED'
+      AND ((h.sourceThreadId = t.id AND h.coveredTo > $toOrdinal) OR h.targetRunId IN rolledIds)
+    OPTIONAL MATCH (consumer:Run {workspace: $workspace, id: h.targetRunId})
     RETURN {handoff: h {.*}, consumerOrdinal: consumer.ordinal,
             consumerProviderThreadId: consumer.providerThreadId}
     ORDER BY h.createdAt, h.id

@@ -94,35 +94,41 @@ def explained(budget: ContextBudget) -> str:
 
 def too_large(budget: ContextBudget, handoffs: Sequence[PlannedHandoff]) -> ThreadlineError:
     """CONTEXT_TOO_LARGE: what must be injected does not fit even this budget."""
-    protected = sum(handoff.summary.protectedTokens for handoff in handoffs)
+    least = least_tokens(handoffs)
     return ThreadlineError(
         ErrorCode.CONTEXT_TOO_LARGE,
-        f"The context to inject does not fit: its protected items take about {protected} "
-        f"tokens, and the budget is {budget.budgetTokens} (window {budget.windowTokens}, "
-        f"{budget.usedTokens} used, {budget.reserveTokens} reserved, at most "
-        f"{budget.capTokens} per handoff).",
+        f"The context to inject does not fit: even with only its protected items, each "
+        f"shortened where it can be, it takes about {least} tokens, and the budget is "
+        f"{budget.budgetTokens} (window {budget.windowTokens}, {budget.usedTokens} used, "
+        f"{budget.reserveTokens} reserved, at most {budget.capTokens} per handoff).",
     )
 
 
+def least_tokens(handoffs: Sequence[PlannedHandoff]) -> int:
+    """The fewest tokens a start's handoffs can take together: the one measure of what fits,
+    for the ladder (`resolvers.start.staleness`) and the budget alike."""
+    return sum(handoff.summary.leastTokens for handoff in handoffs)
+
+
 def fits(handoffs: Sequence[PlannedHandoff], budget: ContextBudget) -> bool:
-    """Whether the protected items of a start's handoffs fit its budget together."""
-    return sum(handoff.summary.protectedTokens for handoff in handoffs) <= budget.budgetTokens
+    """Whether a start's handoffs can be made to fit its budget together."""
+    return least_tokens(handoffs) <= budget.budgetTokens
 
 
 def fitted(handoffs: Sequence[PlannedHandoff], budget: ContextBudget) -> list[PlannedHandoff]:
-    """The handoffs of one start sharing its budget: each keeps room for its protected
-    items, and what is left over goes to them in injection order, each filling what the
-    ones before it left. A local summary larger than its share is made again to fit; a
-    text no one has written yet (a provider's, the configured summarizer's) is asked to
-    fit the same share."""
-    spare = budget.budgetTokens - sum(h.summary.protectedTokens for h in handoffs)
+    """The handoffs of one start sharing its budget: each keeps room for its least text, and
+    what is left over goes to them in injection order, each filling what the ones before it
+    left. A local summary larger than its share is made again to fit; a text no one has
+    written yet (a provider's, the configured summarizer's) is asked to fit the same
+    share."""
+    spare = budget.budgetTokens - least_tokens(handoffs)
     shared: list[PlannedHandoff] = []
     for handoff in handoffs:
-        allowed = handoff.summary.protectedTokens + max(0, spare)
+        allowed = handoff.summary.leastTokens + max(0, spare)
         if handoff.summary.tokenEstimate > allowed and handoff.material is not None:
             handoff = handoff.model_copy(update={"summary": handoff.material.local(allowed)})
         shared.append(handoff.model_copy(update={"allowedTokens": allowed}))
-        spare -= handoff.summary.tokenEstimate - handoff.summary.protectedTokens
+        spare -= handoff.summary.tokenEstimate - handoff.summary.leastTokens
     return shared
 
 

@@ -17,7 +17,6 @@ from graph.errors import conflict
 from graph.models import (
     HandoffHead,
     HandoffNode,
-    HandoffSection,
     HandoffStatus,
     ProviderThreadNode,
     RunNode,
@@ -28,10 +27,9 @@ from graph.models import (
 from graph.plan import HandoffChange, RunChange
 from resolvers import transitions
 from resolvers.draft import Draft
-from resolvers.handoffs.quality import graded
+from resolvers.handoffs.fields import WAITING, TextFields
 from resolvers.handoffs.requests import SummaryRequest, SummaryResult, refusal
 from resolvers.handoffs.sources import Assignment
-from resolvers.handoffs.summarizer import token_estimate
 from resolvers.start.decision import StartDecision
 from resolvers.transitions import given
 
@@ -53,12 +51,8 @@ def sourced(
         update={
             "status": HandoffStatus.PENDING,
             "summarySource": assignment.source,
-            "summaryText": "",
-            "sections": [],
-            "tokenEstimate": 0,
+            **WAITING,
             "generationMs": None,
-            "quality": None,
-            "qualityScore": None,
         }
     )
     return waiting, request
@@ -69,11 +63,7 @@ def _from_cache(node: HandoffNode, hit: HandoffNode, request: SummaryRequest) ->
     return node.model_copy(
         update={
             "summarySource": SummarySource.CONFIGURED,
-            "summaryText": hit.summaryText,
-            "sections": hit.sections,
-            "omitted": [],
-            **graded(hit.summaryText, request.material.runs),
-            "tokenEstimate": hit.tokenEstimate,
+            **TextFields.of_text(hit.summaryText, request.material.runs).fields,
             "createdByProvider": hit.createdByProvider,
             "model": hit.model,
             "generationMs": 0.0,
@@ -106,11 +96,6 @@ def written(handoff: HandoffNode) -> str:
             "the local summary stands in."
         )
     return f"Handoff {handoff.id} was summarised by {handoff.createdByProvider} ({handoff.model})."
-
-
-def text_sections(text: str) -> list[HandoffSection]:
-    """Sections of a summary written elsewhere: one, its lines as they are."""
-    return [HandoffSection(title="Summary", lines=text.splitlines())]
 
 
 def run_status(pt: ProviderThreadNode, handoffs: Iterable[HandoffHead]) -> RunStatus:
@@ -163,14 +148,11 @@ def fill_configured(
         return None
     text = (result.text or "").strip() + "\n"
     reason = result.fallbackReason or refusal(text, request.maxTokens)
+    runs = request.material.runs
     if reason is None:
         content = HandoffChange(
             id=handoff.id,
-            summaryText=text,
-            sections=text_sections(text),
-            omitted=[],
-            tokenEstimate=token_estimate(text),
-            **graded(text, request.material.runs),
+            **TextFields.of_text(text, runs).fields,
             createdByProvider=result.createdBy,
             model=result.model,
             summaryKey=result.key,
@@ -178,13 +160,7 @@ def fill_configured(
     else:
         local = request.material.local(request.maxTokens)
         content = HandoffChange(
-            id=handoff.id,
-            summaryText=local.text,
-            sections=local.sections,
-            omitted=local.omitted,
-            tokenEstimate=local.tokenEstimate,
-            **graded(local.text, request.material.runs, local.omitted),
-            fallbackReason=reason,
+            id=handoff.id, **TextFields.of_summary(local, runs).fields, fallbackReason=reason
         )
     draft.change(content)
     draft.change(

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph.models import HandoffKind, HandoffNode, HandoffStatus, HandoffStrategy, RunDigest
 from graph.ranges import Ranges
 from resolvers.content import Clock, no_clock
-from resolvers.handoffs.quality import graded
+from resolvers.handoffs.fields import TextFields
 from resolvers.handoffs.requests import SummaryMaterial
 from resolvers.handoffs.summarizer import Summary
 from resolvers.providers import ProviderCapabilities
@@ -57,15 +57,11 @@ class PlannedHandoff(BaseModel):
             coveredTo=self.coveredTo,
             strategy=self.strategy,
             kind=self.kind,
-            summaryText=self.summary.text,
-            sections=self.summary.sections,
-            omitted=self.summary.omitted,
-            tokenEstimate=self.summary.tokenEstimate,
             status=HandoffStatus.READY,
             createdAt=at,
             updatedAt=at,
             generationMs=self.generationMs,
-            **graded(self.summary.text, runs, self.summary.omitted),
+            **TextFields.of_summary(self.summary, runs).fields,
         )
 
 
@@ -107,7 +103,7 @@ def plan_handoff(
             and run.providerThreadId not in sources
         ):
             sources.append(run.providerThreadId)
-    heading = title or f"# Context handoff: {runs_named(ordered)} of this thread"
+    heading = title or own_heading(ordered)
     material = SummaryMaterial(
         title=heading,
         runs=[] if results_only else ordered,
@@ -129,6 +125,11 @@ def plan_handoff(
         generationMs=took,
         material=material,
     )
+
+
+def own_heading(runs: Sequence[RunDigest]) -> str:
+    """The title of a handoff of a thread's own runs."""
+    return f"# Context handoff: {runs_named(runs)} of this thread"
 
 
 def runs_named(runs: Sequence[RunDigest] | Ranges) -> str:

@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from graph.models import DigestItem, HandoffQuality, ItemPlace, QualityFacet, RunDigest, RunItemKind
-from resolvers.handoffs.summarizer import open_requests, unresolved_failures
+from resolvers.handoffs.summarizer import fidelity, material, open_requests, unresolved_failures
+from resolvers.handoffs.written import found_whole
 
 WORD = re.compile(r"[a-z0-9_]+")
 WORDS_FROM = 200  # distinctive words come from the start of a text, which survives shortening
@@ -58,10 +58,14 @@ class MustKeep:
 
 
 def assess(
-    text: str, runs: Sequence[RunDigest], omitted: Iterable[ItemPlace] = ()
+    text: str,
+    runs: Sequence[RunDigest],
+    omitted: Iterable[ItemPlace] = (),
+    fidelity: float | None = None,
 ) -> HandoffQuality:
     """The quality of `text` as a handoff of `runs` (its covered runs, any order) that
-    leaves out the items at `omitted`."""
+    leaves out the items at `omitted`; `fidelity` as its writer measured it (None: by
+    finding each item of material whole in the text, `resolvers.handoffs.written`)."""
     lowered = text.lower()
     words = set(WORD.findall(lowered))
     left_out = {(place.runOrdinal, place.index) for place in omitted}
@@ -82,16 +86,18 @@ def assess(
             )
         )
     kept, total = sum(f.kept for f in facets), sum(f.total for f in facets)
-    return HandoffQuality(score=round(kept / total, 4) if total else 1.0, facets=facets)
+    if fidelity is None:
+        fidelity = written_fidelity(text, runs)
+    return HandoffQuality(
+        score=round(kept / total, 4) if total else 1.0, facets=facets, fidelity=fidelity
+    )
 
 
-def graded(
-    text: str, runs: Sequence[RunDigest], omitted: Iterable[ItemPlace] = ()
-) -> dict[str, Any]:
-    """The quality fields of a handoff whose text is `text`: the assessment, and its
-    score on its own for Cypher."""
-    quality = assess(text, runs, omitted)
-    return {"quality": quality, "qualityScore": quality.score}
+def written_fidelity(text: str, runs: Sequence[RunDigest]) -> float:
+    """The fidelity of a text its writer did not say the items of: the share, by tokens, of
+    the material found whole in it (`resolvers.handoffs.written`)."""
+    every = material(runs)
+    return fidelity(every, found_whole(text, every))
 
 
 def must_keep(runs: Sequence[RunDigest]) -> list[MustKeep]:

@@ -4,7 +4,6 @@ FAILED one keeps its record."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
@@ -13,11 +12,8 @@ from graph import events
 from graph.errors import conflict, invalid
 from graph.models import (
     HandoffNode,
-    HandoffSection,
     HandoffStatus,
-    OmittedItem,
     ProviderThreadNode,
-    RunDigest,
     SummarySource,
     ThreadState,
 )
@@ -25,8 +21,8 @@ from graph.plan import HandoffChange
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
-from resolvers.handoffs.quality import graded
-from resolvers.handoffs.summarizer import token_estimate
+from resolvers.handoffs import tokenizer
+from resolvers.handoffs.fields import TextFields
 from resolvers.providers import ProviderCapabilities
 
 
@@ -72,17 +68,13 @@ def check_submitted(
     (`allowed_tokens`), else the target provider's cap on one handoff."""
     if not summary_text.strip():
         raise invalid("The summary is empty; submit the text the provider wrote.")
-    estimate = token_estimate(summary_text)
+    estimate = tokenizer.count(summary_text)
     limit = target.max_handoff_tokens if allowed_tokens is None else allowed_tokens
     if estimate > limit:
         raise invalid(
             f"The summary is about {estimate} tokens; this handoff may take at most {limit} "
             "(its share of the start's context budget, within the target provider's cap)."
         )
-
-
-def submitted_sections(summary_text: str) -> list[HandoffSection]:
-    return summary_plans.text_sections(summary_text)
 
 
 def submitted(
@@ -118,22 +110,14 @@ def replace(
     draft: Draft,
     state: ThreadState,
     old: HandoffNode,
-    text: str,
-    sections: list[HandoffSection],
-    omitted: list[OmittedItem],
-    runs: Sequence[RunDigest],
+    text: TextFields,
     provenance: Provenance,
     event: type[events.HandoffReplaced],
 ) -> str:
     """Fill a pending handoff in place; supersede a ready one with a new one. The id of
-    the handoff that now holds the text. `omitted`: what the local selection left out
-    (none for a text another writer wrote); `runs`: what it covers, to grade it by."""
+    the handoff that now holds the text."""
     content = {
-        "summaryText": text,
-        "sections": sections,
-        "omitted": omitted,
-        **graded(text, runs, omitted),
-        "tokenEstimate": token_estimate(text),
+        **text.fields,
         "createdByProvider": None,
         "updatedAt": draft.at,
         **provenance.fields,

@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.models import RunDigest, RunItemKind, SummarySource
-from resolvers.handoffs.selection import CHARS_PER_TOKEN
-from resolvers.handoffs.summarizer import Summary, summarize, token_estimate
+from resolvers.handoffs import tokenizer
+from resolvers.handoffs.summarizer import Summary, summarize
 
 # The rules of SEMANTICS "Handoff content", as a summarizer other than ours reads them.
 INCLUDE = (
@@ -31,6 +31,7 @@ INCLUDE = (
     "Checkpoint: the latest covered checkpoint's ref and diff summary",
     "Known failures: failed runs with their reason, FAILURE items not later resolved",
     "Subagent results: SUBAGENT_RESULT items and the results given",
+    "Conversation: the other requests and ASSISTANT_MESSAGE items, whole, newest kept longest",
 )
 EXCLUDE = (
     "REASONING items (hidden chain-of-thought)",
@@ -81,7 +82,12 @@ class SummaryMaterial(BaseModel):
                 run.model_dump(
                     mode="json",
                     exclude_none=True,
-                    exclude={"providerThreadId": True, "items": {"__all__": {"index"}}},
+                    exclude={
+                        "providerThreadId": True,
+                        "inputTokens": True,
+                        "inputCutTokens": True,
+                        "items": {"__all__": {"index", "tokens", "cutTokens"}},
+                    },
                 )
                 for run in runs
             ],
@@ -136,7 +142,7 @@ def instructions(entering: str, title: str, max_tokens: int) -> str:
         "Then these sections as Markdown, in this order, leaving out empty ones:\n"
         f"{include}\n"
         f"Never include:\n{exclude}\n"
-        f"Stay within {max_tokens} tokens (about {max_tokens * CHARS_PER_TOKEN} characters). "
+        f"Stay within {max_tokens} tokens (counted with the cl100k_base tokenizer). "
         "Answer with the summary only."
     )
 
@@ -177,7 +183,7 @@ def refusal(text: str | None, max_tokens: int) -> str | None:
     """Why an answer cannot be the handoff's text (then the local summary stands in)."""
     if text is None or not text.strip():
         return "empty: the answer has no text"
-    estimate = token_estimate(text)
+    estimate = tokenizer.count(text)
     if estimate > max_tokens:
         return f"oversized: the answer is about {estimate} tokens; the budget is {max_tokens}"
     return None

@@ -1,31 +1,49 @@
-"""The local deterministic summarizer (SEMANTICS "Handoff content").
+"""The local deterministic summarizer (docs/MODEL.md, "Handoff content" and "Faithful
+handoffs").
 
-Same runs in, byte-identical text out: no clocks, no ids, no dict-order luck.
-Each section drafts its lines and the items they show; `resolvers.handoffs.selection`
-keeps the protected ones and fills the budget with the rest, newest first. Sections read
-runs as their digests keep them (`digest_of`): texts already flat and shortened.
+Same runs in, byte-identical text out: no clocks, no ids, no dict-order luck. Each section
+drafts its lines, each showing some items of the covered runs whole, with a shortened form
+for a long one; `resolvers.handoffs.selection` keeps the protected lines and fills the
+budget with the rest. The digest's sections come first; "Conversation" follows with the
+requests and assistant messages the digest does not show, whole, for what room is left.
+
+Every item a summary could show is *material* (`material`): the covered runs' inputs and
+items less those never included (REASONING and PROTOCOL, a TOOL_OUTPUT superseded by a
+later one with the same key, a PLAN older than the latest, a TODO superseded by a later
+state of its key, a QUESTION or APPROVAL resolved within the covered runs). Each is drafted
+in exactly one line, so what a summary shows whole, what it lists as omitted, and what is
+never included add up to the covered items exactly.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.models import (
     DigestItem,
+    HandoffEntry,
     HandoffSection,
     OmittedItem,
     RunDigest,
-    RunItem,
     RunItemKind,
-    RunNode,
     RunStatus,
 )
-from resolvers.handoffs.selection import CHARS_PER_TOKEN, Drafted, Line, omitted_item, select
+from resolvers.handoffs import tokenizer
+from resolvers.handoffs.digests import as_int, file_line, shorten, whole
+from resolvers.handoffs.selection import (
+    CONVERSATION,
+    Cut,
+    Drafted,
+    Form,
+    Line,
+    Shown,
+    place,
+    select,
+)
 
 GOALS = "Goals and constraints"
 DECISIONS = "Decisions"
@@ -40,9 +58,8 @@ LATEST_REPLY = "Latest reply"
 INTERRUPTED = "Interrupted by a usage limit"
 TASK = "Task"
 TASK_LIMIT = 4000
-INPUT_LIMIT = 300
-SHORT_INPUT_LIMIT = 100  # a run's input is shortened to this before it is left out
-LINE_LIMIT = 400
+REASON_LIMIT = 400
+NO_PATH = "(no path given)"
 # Where a run's checkpoint and failure sit among its items for "newest first": after them.
 CHECKPOINT_INDEX = 1_000_000
 
@@ -52,21 +69,26 @@ class Summary(BaseModel):
 
     text: str
     sections: list[HandoffSection]
+    entries: list[HandoffEntry] = Field(default_factory=list)
     tokenEstimate: int
     omitted: list[OmittedItem] = Field(default_factory=list)
-    # The shortest text it can be made: its protected lines and the closing line.
-    protectedTokens: int = 0
+    # The share, by tokens, of the material the text shows whole (1.0 with none).
+    fidelity: float = 1.0
+    # The fewest tokens the text can be made to take: its protected lines in their
+    # shortest forms and its closing line, or everything whole when that is fewer.
+    leastTokens: int = 0
     fits: bool = True  # whether that fits the budget it was made for
 
 
-def token_estimate(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+class Material(NamedTuple):
+    """An item a summary of its runs could show: where it is, and its whole form's cost."""
 
-
-def tokens_held(run_input: str, item_texts: Iterable[str]) -> int:
-    """About how many tokens an ended run left in its native thread: its input and the
-    text of its items."""
-    return token_estimate(run_input) + sum(token_estimate(text) for text in item_texts)
+    place: tuple[int, int]  # (run ordinal, index in its run; -1: the run's input)
+    kind: RunItemKind
+    tokens: int
+    text: str  # its whole form (a FILE_CHANGE's path; a run input's text)
+    key: str | None = None
+    path: str | None = None
 
 
 def summarize(
@@ -84,98 +106,77 @@ def summarize(
     delivered with it are protected, like the items of "Context that fits".
     """
     ordered = Covered(sorted(runs, key=lambda run: run.ordinal))
-    drafted = [builder(ordered) for builder in _BUILDERS]
-    if subagent_results:
-        drafted = _with_results(drafted, subagent_results)
-    if task:
-        drafted = [Drafted(TASK, [_given(task)]), *drafted]
-    chosen = select(title, drafted, None if max_tokens is None else max_tokens * CHARS_PER_TOKEN)
-    text = render(title, chosen.sections, chosen.tail)
+    drafted = _drafted(ordered, subagent_results, task)
+    chosen = select(title, drafted, max_tokens)
     return Summary(
-        text=text,
+        text=chosen.text,
         sections=chosen.sections,
-        tokenEstimate=token_estimate(text),
+        entries=chosen.entries,
+        tokenEstimate=chosen.tokens,
         omitted=chosen.omitted,
-        protectedTokens=math.ceil(chosen.needed_chars / CHARS_PER_TOKEN),
+        fidelity=chosen.fidelity,
+        leastTokens=chosen.least,
         fits=chosen.fits,
     )
 
 
-def render(title: str, sections: Iterable[HandoffSection], tail: str | None = None) -> str:
-    parts = [title]
-    for section in sections:
-        body = "\n".join(f"- {line}" for line in section.lines)
-        parts.append(f"## {section.title}\n{body}")
-    if tail is not None:
-        parts.append(tail)
-    return "\n\n".join(parts) + "\n"
-
-
-def material(runs: Sequence[RunDigest]) -> list[OmittedItem]:
+def material(runs: Sequence[RunDigest]) -> list[Material]:
     """Every item of `runs` a summary with room for all would show (run inputs as index
-    -1): what the shown and the omitted items of any summary of them add up to."""
+    -1), oldest first: what the shown and the omitted items of any summary of them add up
+    to."""
     ordered = Covered(sorted(runs, key=lambda run: run.ordinal))
-    every = [
-        omitted_item(shown, line.text)
-        for builder in _BUILDERS
-        for line in builder(ordered).lines
+    return _material_of(ordered, _drafted(ordered, (), None))
+
+
+def fidelity(every: Iterable[Material], shown: Iterable[tuple[int, int]]) -> float:
+    """The share, by tokens, of `every` item of material that is `shown` whole."""
+    seen = set(shown)
+    total = kept = 0
+    for item in every:
+        total += item.tokens
+        if m_place(item) in seen:
+            kept += item.tokens
+    return round(kept / total, 4) if total else 1.0
+
+
+def m_place(item: Material) -> tuple[int, int]:
+    return item.place
+
+
+def _drafted(ordered: Covered, subagent_results: Sequence[str], task: str | None) -> list[Drafted]:
+    drafted = [builder(ordered) for builder in _BUILDERS]
+    if subagent_results:
+        given = [_given(result) for result in subagent_results]
+        drafted = [
+            Drafted(d.title, [*d.lines, *given]) if d.title == SUBAGENTS else d for d in drafted
+        ]
+    if task:
+        drafted = [Drafted(TASK, [_given(task)]), *drafted]
+    return drafted
+
+
+def _material_of(ordered: Covered, drafted: Sequence[Drafted]) -> list[Material]:
+    found = {
+        place(shown): _material(shown, ordered)
+        for section in drafted
+        for line in section.lines
         for shown in line.shows
-    ]
-    return sorted(every, key=lambda item: (item.runOrdinal, item.index))
+    }
+    for shown in _blank(ordered):
+        found.setdefault(place(shown), _material(shown, ordered))
+    return [found[key] for key in sorted(found)]
 
 
-# ---- digests ----------------------------------------------------------------
-
-# Items no summary reads (SEMANTICS "Never included"); of a run's ASSISTANT_MESSAGEs the
-# digest keeps the last (a protected item when its run is the latest covered).
-_NEVER_READ = frozenset({RunItemKind.REASONING, RunItemKind.PROTOCOL})
-# The only attributes a section reads.
-_READ_ATTRIBUTES = frozenset(
-    {"additions", "deletions", "changeKind", "outcome", "status", "result", "exitCode"}
-    | {"done", "resolved"}
-)
+def _material(shown: Shown, ordered: Covered) -> Material:
+    ordinal, item = shown
+    if item is None:
+        run = ordered.by_ordinal[ordinal]
+        return Material((ordinal, -1), RunItemKind.USER_GOAL, run.inputTokens, run.input)
+    text = (item.path or NO_PATH) if item.kind is RunItemKind.FILE_CHANGE else item.text
+    return Material((ordinal, item.index), item.kind, item.tokens, text, item.key, item.path)
 
 
-def digest_of(run: RunNode) -> RunDigest:
-    """What summaries read of `run`, texts already shortened as every section shortens
-    them (shortening twice changes nothing), so a summary built from digests is
-    byte-identical to one built from the run. Each item keeps its index in the run. The
-    failure reason stays as given: a blank one reads differently from a missing one."""
-    last_reply = max(
-        (n for n, item in enumerate(run.items) if item.kind is RunItemKind.ASSISTANT_MESSAGE),
-        default=None,
-    )
-    return RunDigest(
-        ordinal=run.ordinal,
-        status=run.status,
-        input=_shorten(run.input, INPUT_LIMIT),
-        failureReason=run.failureReason,
-        providerThreadId=run.providerThreadId,
-        items=[
-            _item_digest(item, n, run.ordinal)
-            for n, item in enumerate(run.items)
-            if item.kind not in _NEVER_READ
-            and (item.kind is not RunItemKind.ASSISTANT_MESSAGE or n == last_reply)
-        ],
-        checkpointRef=run.checkpoint.ref if run.checkpoint else None,
-        diffSummary=list(run.checkpoint.diffSummary) if run.checkpoint else None,
-    )
-
-
-def _item_digest(item: RunItem, index: int, ordinal: int) -> DigestItem:
-    attributes = {k: v for k, v in (item.attributes or {}).items() if k in _READ_ATTRIBUTES}
-    shown = "" if item.kind is RunItemKind.FILE_CHANGE else _line_of(item.text, ordinal, index)
-    return DigestItem(
-        kind=item.kind,
-        text=shown,
-        key=item.key,
-        path=item.path,
-        attributes=attributes or None,
-        index=index,
-    )
-
-
-# ---- sections ---------------------------------------------------------------
+# ---- lines ------------------------------------------------------------------
 
 Found = tuple[RunDigest, DigestItem]
 
@@ -192,77 +193,125 @@ class Covered(list[RunDigest]):
                 found.setdefault(item.kind, []).append((run, item))
         return found
 
+    @cached_property
+    def by_ordinal(self) -> dict[int, RunDigest]:
+        return {run.ordinal: run for run in self}
+
 
 def _items(runs: Sequence[RunDigest], *kinds: RunItemKind) -> list[Found]:
-    """The items of `kinds` in run and item order."""
-    if not isinstance(runs, Covered):
-        return [(run, item) for run in runs for item in run.items if item.kind in kinds]
-    found = [pair for kind in kinds for pair in runs.by_kind.get(kind, [])]
-    if len(kinds) > 1:
-        found.sort(key=lambda pair: (pair[0].ordinal, pair[1].index))
+    """The items of `kinds` in run and item order, blank ones left out (they say nothing,
+    and show no line)."""
+    if isinstance(runs, Covered):
+        found = [pair for kind in kinds for pair in runs.by_kind.get(kind, [])]
+        if len(kinds) > 1:
+            found.sort(key=lambda pair: (pair[0].ordinal, pair[1].index))
+    else:
+        found = [(run, item) for run in runs for item in run.items if item.kind in kinds]
+    # A digest's texts are whole already (`digests.whole`): a blank one is empty.
+    return [(run, item) for run, item in found if item.text]
+
+
+def _blank(runs: Covered) -> list[Shown]:
+    """Inputs and items with nothing to show: material, and shown by any text (their text
+    is empty), so no line is drafted for them."""
+    found: list[Shown] = [(run.ordinal, None) for run in runs if not run.input]
+    found.extend(
+        (run.ordinal, item)
+        for run in runs
+        for item in run.items
+        if item.kind is not RunItemKind.FILE_CHANGE and not item.text
+    )
     return found
 
 
-def _item_line(run: RunDigest, item: DigestItem, text: str, *, protected: bool = False) -> Line:
-    return _said_line(text, [(run, item)], protected=protected)
-
-
-def _said_line(text: str, found: Sequence[Found], *, protected: bool = False) -> Line:
-    """A line showing the items `found` (in run order), as new as the newest of them."""
-    newest_run, newest_item = found[-1]
+def _item_line(
+    run: RunDigest,
+    item: DigestItem,
+    label: str = "",
+    suffix: str = "",
+    *,
+    also: Sequence[Found] = (),
+    protected: bool = False,
+) -> Line:
+    """A line showing `item` whole as `label` + its text + `suffix` (and the items `also`
+    that say the same, older ones), with its shortened form when it has one."""
+    frame = tokenizer.label(label) + tokenizer.label(suffix) if label or suffix else 0
+    shortened = None
+    if item.cutTokens:
+        shortened = Cut(frame + item.cutTokens, label, item.text, run.ordinal, item.index, suffix)
+    shows: tuple[Shown, ...] = ((run.ordinal, item),)
+    weight = item.tokens
+    if also:
+        shows = (*((r.ordinal, i) for r, i in also), *shows)
+        weight += sum(i.tokens for _, i in also)
     return Line(
-        text=text,
-        newest=(newest_run.ordinal, newest_item.index),
-        shows=tuple((run.ordinal, item) for run, item in found),
+        whole=Form(item.text, frame + item.tokens, label, suffix),
+        newest=(run.ordinal, item.index),
+        shows=shows,
         protected=protected,
+        cut=shortened,
+        weight=weight,
     )
 
 
 def _input_line(run: RunDigest, *, protected: bool) -> Line:
-    text = f"Run {run.ordinal} asked: {run.input}"
-    short = None
-    if len(run.input) > SHORT_INPUT_LIMIT:
-        short = f"Run {run.ordinal} asked: {_shorten(run.input, SHORT_INPUT_LIMIT)}"
+    label = f"Run {run.ordinal} asked: "
+    frame = tokenizer.label(label)
+    shortened = None
+    if run.inputCutTokens:
+        shortened = Cut(frame + run.inputCutTokens, label, run.input, run.ordinal, -1)
     return Line(
-        text=text,
+        whole=Form(run.input, frame + run.inputTokens, label),
         newest=(run.ordinal, -1),
         shows=((run.ordinal, None),),
         protected=protected,
-        short=short,
+        cut=shortened,
+        weight=run.inputTokens,
     )
+
+
+def _plain(text: str, at: tuple[int, int], *, protected: bool = False) -> Line:
+    """A line about no single item (a run's status, a checkpoint, stats)."""
+    return Line(whole=Form(text, tokenizer.count(text)), newest=at, protected=protected)
 
 
 def _given(text: str) -> Line:
     """The caller's own words (a task, a subagent's result): protected, no item."""
-    return Line(text=_shorten(text, TASK_LIMIT), newest=(0, 0), protected=True)
+    return _plain(shorten(whole(text), TASK_LIMIT), (0, 0), protected=True)
+
+
+def _protected_inputs(runs: Sequence[RunDigest]) -> set[int]:
+    """The thread's first run's input (when covered) and the latest covered run's."""
+    return {run.ordinal for run in runs if run.ordinal == 1} | (
+        {runs[-1].ordinal} if runs else set()
+    )
 
 
 def _goals(runs: Sequence[RunDigest]) -> Drafted:
-    """Run inputs (the first run's and the latest covered run's protected), then goals
-    and constraints (all protected)."""
-    latest = runs[-1].ordinal if runs else None
-    lines = [_input_line(run, protected=run.ordinal in (1, latest)) for run in runs]
+    """The protected run inputs, then goals and constraints (all protected)."""
+    kept = _protected_inputs(runs)
+    lines = [_input_line(run, protected=True) for run in runs if run.ordinal in kept]
     for run, item in _items(runs, RunItemKind.USER_GOAL, RunItemKind.CONSTRAINT):
-        label = "Goal" if item.kind is RunItemKind.USER_GOAL else "Constraint"
-        lines.append(_item_line(run, item, f"{label}: {item.text}", protected=True))
+        label = "Goal: " if item.kind is RunItemKind.USER_GOAL else "Constraint: "
+        lines.append(_item_line(run, item, label, protected=True))
     return Drafted(GOALS, lines)
 
 
 def _interrupted(runs: Sequence[RunDigest]) -> Drafted:
     """Runs a usage limit stopped. The latest covered run's request is unfinished: its line
-    (protected, as its input is) asks the reader to go
-    on with it; an earlier one was followed by later runs."""
+    (protected, as its input is) asks the reader to go on with it; an earlier one was
+    followed by later runs."""
     latest = runs[-1].ordinal if runs else None
     lines = [
-        Line(
-            text=f"Run {run.ordinal} was interrupted by a usage limit "
-            f"({_shorten(run.failureReason or 'no reason given', LINE_LIMIT)}) before it "
+        _plain(
+            f"Run {run.ordinal} was interrupted by a usage limit "
+            f"({shorten(run.failureReason or 'no reason given', REASON_LIMIT)}) before it "
             + (
                 "finished: continue its request where it stopped."
                 if run.ordinal == latest
                 else "finished; later runs went on."
             ),
-            newest=(run.ordinal, CHECKPOINT_INDEX),
+            (run.ordinal, CHECKPOINT_INDEX),
             protected=run.ordinal == latest,
         )
         for run in runs
@@ -271,32 +320,38 @@ def _interrupted(runs: Sequence[RunDigest]) -> Drafted:
     return Drafted(INTERRUPTED, lines)
 
 
-def _latest_reply(runs: Sequence[RunDigest]) -> Drafted:
+def latest_reply(runs: Sequence[RunDigest]) -> Found | None:
     """The latest covered run's last ASSISTANT_MESSAGE (protected)."""
     replies = _items(runs[-1:], RunItemKind.ASSISTANT_MESSAGE)
-    lines = [_item_line(run, item, item.text, protected=True) for run, item in replies[-1:]]
+    return replies[-1] if replies else None
+
+
+def _latest_reply(runs: Sequence[RunDigest]) -> Drafted:
+    found = latest_reply(runs)
+    lines = [_item_line(*found, protected=True)] if found else []
     return Drafted(LATEST_REPLY, lines)
 
 
 def _every(title: str, kind: RunItemKind) -> Callable[[Sequence[RunDigest]], Drafted]:
     """A section showing every item of `kind` as written (decisions, subagent results): one
     line per text, in the order the texts first came, showing every item that says it. A
-    decision restated in later runs is read once, not once a run, and the line stays as
-    long as its newest saying would; a blank item says nothing and shows no line."""
+    decision restated in later runs is read once, not once a run, as new as its newest
+    saying."""
 
     def drafted(runs: Sequence[RunDigest]) -> Drafted:
         said: dict[str, list[Found]] = {}
         for run, item in _items(runs, kind):
-            if item.text.strip():
-                said.setdefault(item.text, []).append((run, item))
-        return Drafted(title, [_said_line(text, found) for text, found in said.items()])
+            said.setdefault(item.text, []).append((run, item))
+        lines = [_item_line(*found[-1], also=found[:-1]) for found in said.values()]
+        return Drafted(title, lines)
 
     return drafted
 
 
 def _files(runs: Sequence[RunDigest]) -> Drafted:
-    """One line per path: stats summed over the runs (a checkpoint's win over the
-    run's FILE_CHANGE items), showing every FILE_CHANGE item of that path."""
+    """One line per path: stats summed over the runs (a checkpoint's win over the run's
+    FILE_CHANGE items), showing every FILE_CHANGE item of that path whole (its path and
+    stats: its diff is never shown)."""
     totals: dict[str, tuple[int, int, str]] = {}
     shown: dict[str, list[Found]] = {}
     newest: dict[str, tuple[int, int]] = {}
@@ -306,13 +361,18 @@ def _files(runs: Sequence[RunDigest]) -> Drafted:
             totals[path] = (old_add + additions, old_del + deletions, kind)
             newest[path] = (run.ordinal, CHECKPOINT_INDEX)
         for item in run.items:
-            if item.kind is RunItemKind.FILE_CHANGE and item.path:
-                shown.setdefault(item.path, []).append((run, item))
+            if item.kind is RunItemKind.FILE_CHANGE:
+                shown.setdefault(item.path or "", []).append((run, item))
+                totals.setdefault(item.path or "", (0, 0, "modified"))
+                newest.setdefault(item.path or "", (run.ordinal, item.index))
     lines = []
     for path, (add, dele, kind) in totals.items():
-        text = f"{path} ({kind}, +{add}/-{dele})"
-        items = tuple((run.ordinal, item) for run, item in shown.get(path, []))
-        lines.append(Line(text=text, newest=newest[path], shows=items))
+        text = file_line(path or NO_PATH, kind, add, dele)
+        found = shown.get(path, [])
+        weight = sum(item.tokens for _, item in found)
+        items = tuple((run.ordinal, item) for run, item in found)
+        form = Form(text, tokenizer.label(text))
+        lines.append(Line(whole=form, newest=newest[path], shows=items, weight=weight))
     return Drafted(FILES, lines)
 
 
@@ -324,8 +384,8 @@ def _run_file_stats(run: RunDigest) -> list[tuple[str, int, int, str]]:
             attrs = item.attributes or {}
             stats[item.path] = (
                 item.path,
-                _int(attrs.get("additions")),
-                _int(attrs.get("deletions")),
+                as_int(attrs.get("additions")),
+                as_int(attrs.get("deletions")),
                 str(attrs.get("changeKind", "modified")),
             )
     for stat in run.diffSummary or []:
@@ -337,33 +397,41 @@ def _commands(runs: Sequence[RunDigest]) -> Drafted:
     lines: list[Line] = []
     for run, item in _items(runs, RunItemKind.COMMAND, RunItemKind.TEST):
         outcome = _outcome(item.attributes or {})
-        label = "Test" if item.kind is RunItemKind.TEST else "Command"
-        suffix = f" -> {outcome}" if outcome else ""
-        lines.append(_item_line(run, item, f"{label}: {item.text}{suffix}"))
-    for run, item in _latest_by_key(_items(runs, RunItemKind.TOOL_OUTPUT)):
-        lines.append(_item_line(run, item, f"Output: {item.text}"))
+        label = "Test: " if item.kind is RunItemKind.TEST else "Command: "
+        lines.append(_item_line(run, item, label, f" -> {outcome}" if outcome else ""))
+    for run, item in latest_by_key(_items(runs, RunItemKind.TOOL_OUTPUT)):
+        lines.append(_item_line(run, item, "Output: "))
     return Drafted(COMMANDS, lines)
 
 
 def _plan(runs: Sequence[RunDigest]) -> Drafted:
-    lines: list[Line] = []
-    for run, item in _items(runs, RunItemKind.PLAN)[-1:]:
-        lines.append(_item_line(run, item, f"Plan: {item.text}"))
-    for run, item in _latest_by_key(_items(runs, RunItemKind.TODO)):
+    lines = [_item_line(run, item, "Plan: ") for run, item in _items(runs, RunItemKind.PLAN)[-1:]]
+    for run, item in latest_by_key(_items(runs, RunItemKind.TODO)):
         attrs = item.attributes or {}
         done = attrs.get("done") is True or str(attrs.get("status", "")).lower() in {
             "done",
             "completed",
         }
-        mark = "x" if done else " "
-        lines.append(_item_line(run, item, f"[{mark}] {item.text}"))
+        lines.append(_item_line(run, item, "[x] " if done else "[ ] "))
     return Drafted(PLAN, lines)
 
 
 def open_requests(runs: Sequence[RunDigest]) -> list[Found]:
     """Approvals and questions still open: the latest state of each key, not resolved."""
-    asked = _latest_by_key(_items(runs, RunItemKind.APPROVAL, RunItemKind.QUESTION))
-    return [(run, item) for run, item in asked if not _resolved(item)]
+    asked = latest_by_key(_items(runs, RunItemKind.APPROVAL, RunItemKind.QUESTION))
+    return [(run, item) for run, item in asked if not resolved(item)]
+
+
+def _restated_requests(runs: Sequence[RunDigest]) -> list[Found]:
+    """Earlier states of approvals and questions still open: material, shown unprotected."""
+    asked = _items(runs, RunItemKind.APPROVAL, RunItemKind.QUESTION)
+    latest = {place((run.ordinal, item)) for run, item in latest_by_key(asked)}
+    still_open = {item.key for _, item in open_requests(runs) if item.key is not None}
+    return [
+        (run, item)
+        for run, item in asked
+        if (run.ordinal, item.index) not in latest and item.key in still_open
+    ]
 
 
 def answered_requests(runs: Sequence[RunDigest]) -> list[Found]:
@@ -373,21 +441,26 @@ def answered_requests(runs: Sequence[RunDigest]) -> list[Found]:
     if not runs or runs[0].ordinal <= 1:
         return []
     asked = _items(runs, RunItemKind.APPROVAL, RunItemKind.QUESTION)
-    opened_here = {item.key for _, item in asked if not _resolved(item)}
+    opened_here = {item.key for _, item in asked if not resolved(item)}
     return [
         (run, item)
-        for run, item in _latest_by_key(asked)
-        if _resolved(item) and item.key is not None and item.key not in opened_here
+        for run, item in latest_by_key(asked)
+        if resolved(item) and item.key is not None and item.key not in opened_here
     ]
 
 
 def _open_questions(runs: Sequence[RunDigest]) -> Drafted:
     lines = [
-        _item_line(run, item, f"{_request_kind(item)}: {item.text}", protected=True)
+        _item_line(run, item, f"{_request_kind(item)}: ", protected=True)
         for run, item in open_requests(runs)
     ]
     lines.extend(
-        _item_line(run, item, f"{_request_kind(item)} now resolved: {item.text}")
+        _item_line(run, item, f"{_request_kind(item)} asked earlier: ")
+        for run, item in _restated_requests(runs)
+    )
+    # Resolved within the covered runs: never material, so the line shows no item.
+    lines.extend(
+        _item_line(run, item, f"{_request_kind(item)} now resolved: ")._replace(shows=())
         for run, item in answered_requests(runs)
     )
     return Drafted(OPEN, lines)
@@ -404,30 +477,60 @@ def _checkpoint(runs: Sequence[RunDigest]) -> Drafted:
     at = (latest.ordinal, CHECKPOINT_INDEX)
     texts = [f"Checkpoint {latest.checkpointRef or '(no ref)'} after run {latest.ordinal}"]
     texts.extend(
-        f"{stat.path} ({stat.changeKind}, +{stat.additions}/-{stat.deletions})"
+        file_line(stat.path, stat.changeKind, stat.additions, stat.deletions)
         for stat in latest.diffSummary
     )
-    return Drafted(CHECKPOINT, [Line(text=text, newest=at) for text in texts])
+    return Drafted(CHECKPOINT, [_plain(text, at) for text in texts])
 
 
 def unresolved_failures(runs: Sequence[RunDigest]) -> list[Found]:
     """FAILURE items not resolved later: the latest state of each key."""
-    found = _latest_by_key(_items(runs, RunItemKind.FAILURE))
-    return [(run, item) for run, item in found if not _resolved(item)]
+    found = latest_by_key(_items(runs, RunItemKind.FAILURE))
+    return [(run, item) for run, item in found if not resolved(item)]
 
 
 def _failures(runs: Sequence[RunDigest]) -> Drafted:
+    """Failed runs, then each unresolved failure; failures since resolved or restated
+    later are material too, shown after them."""
     lines = [
-        Line(
-            text=f"Run {run.ordinal} failed: "
-            f"{_shorten(run.failureReason or 'no reason given', LINE_LIMIT)}",
-            newest=(run.ordinal, CHECKPOINT_INDEX),
+        _plain(
+            f"Run {run.ordinal} failed: "
+            f"{shorten(run.failureReason or 'no reason given', REASON_LIMIT)}",
+            (run.ordinal, CHECKPOINT_INDEX),
         )
         for run in runs
         if run.status is RunStatus.FAILED
     ]
-    lines.extend(_item_line(run, item, item.text) for run, item in unresolved_failures(runs))
+    every = _items(runs, RunItemKind.FAILURE)
+    latest = {(run.ordinal, item.index) for run, item in latest_by_key(every)}
+    for run, item in every:
+        if (run.ordinal, item.index) not in latest:
+            lines.append(_item_line(run, item, "Earlier: "))
+        elif resolved(item):
+            lines.append(_item_line(run, item, "Resolved: "))
+        else:
+            lines.append(_item_line(run, item))
     return Drafted(FAILURES, lines)
+
+
+def _conversation(runs: Sequence[RunDigest]) -> Drafted:
+    """The requests and assistant messages the digest does not show, in run order: the
+    protected requests and the latest reply stand in their own sections already."""
+    kept = _protected_inputs(runs)
+    last = latest_reply(runs)
+    shown_apart = {(last[0].ordinal, last[1].index)} if last else set()
+    lines: list[Line] = []
+    for run in runs:
+        if run.ordinal not in kept and run.input:
+            lines.append(_input_line(run, protected=False))
+        lines.extend(
+            _item_line(run, item, f"Run {run.ordinal} replied: ")
+            for item in run.items
+            if item.kind is RunItemKind.ASSISTANT_MESSAGE
+            and item.text
+            and (run.ordinal, item.index) not in shown_apart
+        )
+    return Drafted(CONVERSATION, lines)
 
 
 _BUILDERS: tuple[Callable[[Sequence[RunDigest]], Drafted], ...] = (
@@ -442,18 +545,14 @@ _BUILDERS: tuple[Callable[[Sequence[RunDigest]], Drafted], ...] = (
     _checkpoint,
     _failures,
     _every(SUBAGENTS, RunItemKind.SUBAGENT_RESULT),
+    _conversation,
 )
-
-
-def _with_results(drafted: list[Drafted], results: Sequence[str]) -> list[Drafted]:
-    given = [_given(result) for result in results]
-    return [Drafted(d.title, [*d.lines, *given]) if d.title == SUBAGENTS else d for d in drafted]
 
 
 # ---- helpers ----------------------------------------------------------------
 
 
-def _latest_by_key(pairs: Sequence[Found]) -> list[Found]:
+def latest_by_key(pairs: Sequence[Found]) -> list[Found]:
     """Items in first-seen order; a later item with the same key replaces an earlier one."""
     keyed: dict[str, Found] = {}
     order: list[str] = []
@@ -465,7 +564,7 @@ def _latest_by_key(pairs: Sequence[Found]) -> list[Found]:
     return [keyed[slot] for slot in order]
 
 
-def _resolved(item: RunItem) -> bool:
+def resolved(item: DigestItem) -> bool:
     return bool((item.attributes or {}).get("resolved") is True)
 
 
@@ -478,24 +577,12 @@ def _outcome(attributes: dict[str, Any]) -> str:
     return ""
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _line_of(text: str, ordinal: int, index: int) -> str:
-    """An item's text as a summary shows it: one line of at most LINE_LIMIT characters. A
-    longer one says where the whole text is, so that the reader can fetch it: a protected
-    goal of three pages is cut as any other item, not silently."""
-    flat = " ".join(text.split())
-    if len(flat) <= LINE_LIMIT:
-        return flat
-    where = f" [cut; the whole item: run {ordinal}, index {index}, in Thread.items]"
-    return _shorten(flat, LINE_LIMIT - len(where)) + where
-
-
-def _shorten(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+def render(title: str, sections: Iterable[HandoffSection], tail: str | None = None) -> str:
+    """A text of `sections` laid out as the summarizer lays its own out."""
+    parts = [title]
+    for section in sections:
+        body = "\n".join(f"- {line}" for line in section.lines)
+        parts.append(f"## {section.title}\n{body}")
+    if tail is not None:
+        parts.append(tail)
+    return "\n\n".join(parts) + "\n"

@@ -3,8 +3,9 @@
 Each line is a JSON object. The importer reads lines of `type` `user` and `assistant`:
 `sessionId`, `cwd`, `timestamp`, `isMeta`, `isSidechain`, and `message` with `role`,
 `model` and `content` (a string, or parts: `text`, `thinking`, `tool_use` with `id`,
-`name`, `input`; `tool_result` with `tool_use_id`, `content`, `is_error`). Every other
-line type (`summary`, `system`, `file-history-snapshot`, ...) is skipped.
+`name`, `input`; `tool_result` with `tool_use_id`, `content`, `is_error`), and `uuid`, the
+line's own id, which the items it becomes keep as their key (but the first request's
+goal). Every other line type (`summary`, `system`, `file-history-snapshot`, ...) is skipped.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from resolvers.imports.session import (
     line_count,
     listed,
     mapping,
+    output_key,
     relative,
     timestamp,
     trimmed,
@@ -37,6 +39,9 @@ EDITS = {
     "NotebookEdit": "modified",
 }
 EXIT_CODE = re.compile(r"^Exit code (\d+)")
+# Tools whose output is the resource they read: a later read of the same resource
+# supersedes it (docs/MODEL.md "Session import"), by the input naming that resource.
+READS = {"Read": "file_path", "NotebookRead": "notebook_path"}
 
 
 def parse(content: str) -> ParsedSession:
@@ -62,7 +67,7 @@ class _Reader(Reader):
         if kind == "user":
             self._user(line, message, at)
         else:
-            self._assistant(message, at)
+            self._assistant(message, at, _text(line.get("uuid")))
 
     def _user(self, line: dict[str, Any], message: dict[str, Any], at: Any) -> None:
         parts = _parts(message.get("content"))
@@ -74,10 +79,11 @@ class _Reader(Reader):
         if text and not injected:
             self.request(text, at)
         elif text and self.current is not None:
-            self.current.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text)))
+            uuid = _text(line.get("uuid"))
+            self.current.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text), key=uuid))
         self.seen(at)
 
-    def _assistant(self, message: dict[str, Any], at: Any) -> None:
+    def _assistant(self, message: dict[str, Any], at: Any, uuid: str | None) -> None:
         run = self.seen(at)
         if run is None:
             return  # nothing asked yet: a resumed session's replayed context
@@ -85,9 +91,11 @@ class _Reader(Reader):
         for part in _parts(message.get("content")):
             kind = part.get("type")
             if kind == "text" and str(part.get("text", "")).strip():
-                run.steps.append(Step(RunItemKind.ASSISTANT_MESSAGE, str(part["text"]).strip()))
+                said = str(part["text"]).strip()
+                run.steps.append(Step(RunItemKind.ASSISTANT_MESSAGE, said, key=uuid))
             elif kind == "thinking":
-                run.steps.append(Step(RunItemKind.REASONING, str(part.get("thinking", ""))))
+                thought = str(part.get("thinking", ""))
+                run.steps.append(Step(RunItemKind.REASONING, thought, key=uuid))
             elif kind == "tool_use":
                 self._call(run, part)
 
@@ -116,10 +124,22 @@ class _Reader(Reader):
                     )
         if step is not None:
             run.steps.append(step)
-        self.calls[str(part.get("id", ""))] = (name, step)
+        call = str(part.get("id", ""))
+        self.calls[call] = (self._answers(name, given, call), step)
+
+    def _answers(self, name: str, given: dict[str, Any], call: str) -> str | None:
+        """The key of the call's output: the resource a read tool reads (its path, and the
+        lines asked for when not the whole file), else the call's id."""
+        resource = _text(given.get(READS.get(name, "")))
+        if resource is None:
+            return output_key(name, call)
+        lines = [f"{field}={given[field]}" for field in ("offset", "limit") if field in given]
+        suffix = f"#{','.join(lines)}" if lines else ""
+        return output_key(name, relative(resource, self.cwd) + suffix)
 
     def _result(self, part: dict[str, Any]) -> None:
-        name, step = self.calls.pop(str(part.get("tool_use_id", "")), ("tool", None))
+        call = str(part.get("tool_use_id", ""))
+        key, step = self.calls.pop(call, (output_key("tool", call), None))
         output = _result_text(part.get("content"))
         failed = bool(part.get("is_error"))
         run = self.current
@@ -134,7 +154,7 @@ class _Reader(Reader):
         if run is not None and output.strip():
             attributes = {"isError": True} if failed else {}
             run.steps.append(
-                Step(RunItemKind.TOOL_OUTPUT, trimmed(output), key=name, attributes=attributes)
+                Step(RunItemKind.TOOL_OUTPUT, trimmed(output), key=key, attributes=attributes)
             )
 
 

@@ -7,8 +7,9 @@ lines by `payload.type`: `message` (`role`, `content` parts `input_text` / `outp
 `call_id`), `function_call_output` (`call_id`, `output`: JSON text with `output` and
 `metadata.exit_code`, or plain text starting `Exit code: N`), `custom_tool_call` (`name`,
 `input`, `call_id`: `apply_patch` carries the patch) and `custom_tool_call_output`,
-`local_shell_call` (`action.command`). Every other line (`event_msg`, `compacted`, ...)
-and payload type is skipped.
+`local_shell_call` (`action.command`). A message's `id`, when the rollout has one, is its
+item's key; a tool's output is keyed by its `call_id`. Every other line (`event_msg`,
+`compacted`, ...) and payload type is skipped.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from resolvers.imports.session import (
     Step,
     listed,
     mapping,
+    output_key,
     relative,
     timestamp,
     trimmed,
@@ -107,36 +109,39 @@ class _Reader(Reader):
         run = self.seen(at)
         if run is None:
             return
+        native = _text(payload.get("id"))  # kept by the rollouts that write it
         if role == "assistant":
-            run.steps.append(Step(RunItemKind.ASSISTANT_MESSAGE, text))
+            run.steps.append(Step(RunItemKind.ASSISTANT_MESSAGE, text, key=native))
         else:  # what Codex injects, and developer or system messages
-            run.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text)))
+            run.steps.append(Step(RunItemKind.PROTOCOL, trimmed(text), key=native))
 
     def _call(self, run: ImportedRun, payload: dict[str, Any]) -> None:
         name = str(payload.get("name") or payload.get("type"))
         given = _arguments(payload)
         call = str(payload.get("call_id") or payload.get("id") or "")
+        key = output_key(name, call)
         if name == "apply_patch":
             patch = payload.get("input") if isinstance(payload.get("input"), str) else None
             run.steps.extend(_patched(patch or str(given.get("input", "")), self.cwd))
-            self.calls[call] = (name, None)
+            self.calls[call] = (key, None)
             return
         if name in SHELLS:
             step = Step(RunItemKind.COMMAND, _command(given))
             run.steps.append(step)
-            self.calls[call] = (name, step)
+            self.calls[call] = (key, step)
             return
-        self.calls[call] = (name, None)
+        self.calls[call] = (key, None)
 
     def _output(self, run: ImportedRun, payload: dict[str, Any]) -> None:
-        name, step = self.calls.pop(str(payload.get("call_id", "")), ("tool", None))
+        call = str(payload.get("call_id", ""))
+        key, step = self.calls.pop(call, (output_key("tool", call), None))
         output, code = _outcome(payload.get("output"))
         if step is not None and code is not None:
             step.attributes["exitCode"] = code
         if output.strip():
             failed = {"isError": True} if code not in (None, 0) else {}
             run.steps.append(
-                Step(RunItemKind.TOOL_OUTPUT, trimmed(output), key=name, attributes=failed)
+                Step(RunItemKind.TOOL_OUTPUT, trimmed(output), key=key, attributes=failed)
             )
 
 

@@ -21,7 +21,7 @@ from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from graph.ranges import Ranges
 from resolvers import runs as run_plans
 from resolvers.draft import Draft
-from resolvers.handoffs.summarizer import digest_of, tokens_held
+from resolvers.handoffs.digests import digest_of, tokens_held
 from resolvers.imports import claude_code, codex
 from resolvers.imports.session import ImportedRun, ParsedSession
 
@@ -160,9 +160,10 @@ def _append(
             importKey=imported.fingerprint,
         )
         draft.run(run)
-        held += tokens_held(run.input, (item.text for item in run.items))
+        digest = digest_of(run)
+        held += tokens_held(run, digest)
         draft.content(run.id, run.items, None)
-        draft.change(RunChange(id=run.id, digest=digest_of(run), digestVersion=DIGEST_VERSION))
+        draft.change(RunChange(id=run.id, digest=digest, digestVersion=DIGEST_VERSION))
     added = Ranges.span(last_ordinal + 1, last_ordinal + len(runs)) if runs else Ranges()
     if runs:
         draft.change(ThreadChange(id=thread_id, lastOrdinal=last_ordinal + len(runs)))

@@ -1,5 +1,6 @@
 """What an importer reads out of a session file, whatever its format: the session, and one
-run per request the person typed, with its items. Also the reading of the file's lines."""
+run per request the person typed, with its items. Also the reading of the file's lines, and
+the key of a tool's output: what it answers (docs/MODEL.md "Session import")."""
 
 from __future__ import annotations
 
@@ -67,16 +68,27 @@ class ParsedSession:
     runs: list[ImportedRun]
 
 
+def output_key(tool: str, answers: str | None) -> str | None:
+    """The key of a tool's output: the tool and what the output answers, the call's own id
+    or the resource a read tool reads (`Read:src/app.py`). A later output supersedes it only
+    when it answers the same call or reads the same resource again, never merely because
+    the same tool ran again (a failing test run's output stays material beside the passing
+    one). None when the file names neither: then nothing supersedes it. Keys of this kind
+    always hold a colon; those imported before held the tool's name alone."""
+    return f"{tool}:{answers}" if answers else None
+
+
 class Reader:
     """What a reader keeps while it reads a file: the line it is on, the session, its runs,
-    and the tool calls still waiting for their output (by call id: name and step)."""
+    and the tool calls still waiting for their output (by call id: the key their output
+    gets, and the step it completes)."""
 
     def __init__(self) -> None:
         self.number = 0
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.runs: list[ImportedRun] = []
-        self.calls: dict[str, tuple[str, Step | None]] = {}
+        self.calls: dict[str, tuple[str | None, Step | None]] = {}
 
     @property
     def current(self) -> ImportedRun | None:

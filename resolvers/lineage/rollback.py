@@ -1,4 +1,6 @@
-"""rollbackThread's decision (docs/SEMANTICS.md, "Rollback")."""
+"""rollbackThread's decision (docs/SEMANTICS.md, "Rollback"; docs/MODEL.md "Coverage after a
+rollback"): the runs it rolls back, the handoffs and transfers that go with them, and what
+becomes of each provider thread."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from graph import events
 from graph.errors import conflict, invalid
 from graph.models import (
     HandoffNode,
+    HandoffStatus,
     ProviderThreadStatus,
     RunNode,
     RunStatus,
@@ -24,11 +27,14 @@ from resolvers.providers import ProviderRegistry
 SETTLED = frozenset(
     {ProviderThreadStatus.FAILED, ProviderThreadStatus.STALE, ProviderThreadStatus.DIVERGENT}
 )
+# A FAILED handoff was never injected: no run's rollback takes it.
+LIVE = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
 
 
 class AffectedHandoff(BaseModel):
-    """A handoff about the thread whose range reaches past the rollback point, with the
-    run that consumed it (if any)."""
+    """A handoff for the thread, not superseded, that a rollback may take (`taken`): one
+    about the thread whose range reaches past the rollback point, or one whose consuming
+    run (its target run) comes after it, with that run (if any)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -64,7 +70,7 @@ class RollbackInputs(BaseModel):
 
     toOrdinal: int
     rolledRuns: list[RunNode] = Field(default_factory=list)  # ordinal > toOrdinal, live
-    affected: list[AffectedHandoff] = Field(default_factory=list)
+    affected: list[AffectedHandoff] = Field(default_factory=list)  # candidates: see `taken`
     # consumed by a live run after toOrdinal
     delivered: list[Delivered] = Field(default_factory=list)
     pendingResults: list[PendingResult] = Field(default_factory=list)
@@ -97,11 +103,7 @@ def decide_rollback(
     check_rollback(state, to_ordinal)
     rolled = {run.id: run.ordinal for run in inputs.rolledRuns}
     rolled_ordinals = Ranges.of(rolled.values())
-    affected = [
-        a
-        for a in inputs.affected
-        if a.handoff.sourceThreadId == state.thread.id and a.handoff.covered & rolled_ordinals
-    ]
+    affected = [a for a in inputs.affected if taken(a, state.thread.id, rolled_ordinals)]
     surviving = state.thread.not_rolled_back.through(to_ordinal)
     statuses: dict[str, ProviderThreadStatus] = {}
     native_ranges: dict[str, Ranges] = {}
@@ -138,7 +140,9 @@ def decide_rollback(
     return RollbackDecision(
         rolledBack=rolled_ordinals,
         rolledBackRunIds=sorted(rolled, key=lambda run_id: rolled[run_id]),
-        supersededHandoffIds=[a.handoff.id for a in affected] + carriers(undelivered),
+        supersededHandoffIds=list(
+            dict.fromkeys([*(a.handoff.id for a in affected), *carriers(undelivered)])
+        ),
         providerThreadStatuses=statuses,
         nativeRanges=native_ranges,
         supersededTransferIds=[
@@ -147,6 +151,22 @@ def decide_rollback(
             *unasked,
         ],
     )
+
+
+def taken(candidate: AffectedHandoff, thread_id: str, rolled: Ranges) -> bool:
+    """Whether a rollback of the runs `rolled` supersedes the handoff: it summarises one of
+    them, or one of them consumed it. A handoff lives in a provider thread only as long as
+    the run it was injected into; once that run leaves the history the delivery has too,
+    whether the provider rolled back natively or not, so it may cover nothing any more
+    (a fork's inherited context included: the next start sends it again)."""
+    handoff = candidate.handoff
+    summarises_rolled = handoff.sourceThreadId == thread_id and bool(handoff.covered & rolled)
+    delivered_to_rolled = (
+        handoff.status in LIVE
+        and candidate.consumerOrdinal is not None
+        and candidate.consumerOrdinal in rolled
+    )
+    return summarises_rolled or delivered_to_rolled
 
 
 def carriers(undelivered: list[Delivered]) -> list[str]:

@@ -161,8 +161,7 @@ def decide_start(
         decision = _resolve_origin(state, pending_origin, provider, related, content, explanation)
     else:
         decision = _ladder(state, request, provider, policy, context, restart, content, explanation)
-        if decision.providerThread is None:
-            decision = _with_inherited(decision, state, related, restart, content)
+        decision = _with_inherited(decision, state, related, restart, content)
     waiting = _deliveries_waiting(state, restart)
     decision = _with_parent_deliveries(decision, waiting, related, content)
     _refuse_unsupported(decision)
@@ -297,28 +296,32 @@ def _with_inherited(
     restart: RunNode | None,
     content: Content,
 ) -> StartDecision:
-    """A new provider thread on a fork or subagent carries the context it inherited."""
-    inherited = transfers.inherited_context(state, threads, decision.provider, content)
+    """A fork or subagent's context inherited from its ancestors goes with a new provider
+    thread, and again into a reused one that no longer holds it (the run it was injected
+    into was rolled back); a provider thread made by native fork holds it natively."""
+    pt = decision.providerThread
+    inherited = transfers.inherited_context(state, threads, decision.provider, content, into=pt)
     if not inherited:
         return decision
     origin = points.origin(state)
     resolutions = list(decision.transfers)
     if origin is not None and restart is not None and origin.consumedByRunId == restart.id:
         resolutions.append(_portable_resolution(origin, inherited))
-    strategy = (
-        StartStrategy.FULL_HANDOFF_NEW_THREAD
-        if decision.handoffs
-        else StartStrategy.PORTABLE_CONTEXT
+    # The ladder's rung when it transfers the thread's own runs too; else the inherited
+    # context is the whole transfer.
+    strategy = decision.strategy if decision.handoffs else StartStrategy.PORTABLE_CONTEXT
+    why = (
+        "The context this thread inherited goes with the new provider thread."
+        if pt is None
+        else f"Provider thread {pt.id} no longer holds the context this thread inherited "
+        "(the run it was injected into is not history), so it is sent again."
     )
     return decision.model_copy(
         update={
             "strategy": strategy,
             "handoffs": [*inherited, *decision.handoffs],
             "transfers": resolutions,
-            "explanation": [
-                *decision.explanation,
-                "The context this thread inherited goes with the new provider thread.",
-            ],
+            "explanation": [*decision.explanation, why],
         }
     )
 

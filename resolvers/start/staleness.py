@@ -16,6 +16,7 @@ from graph.models import (
 )
 from resolvers.content import Content
 from resolvers.coverage import coverage
+from resolvers.handoffs.planning import own_heading
 from resolvers.handoffs.summarizer import summarize
 
 REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
@@ -72,7 +73,9 @@ def signals(
     if state.thread.cleanContextRequested:
         found.append(StalenessSignal.CLEAN_CONTEXT_REQUESTED)
     if cov.missing:
-        delta = summarize(content.runs(state.thread.id, cov.missing), title="", max_tokens=room)
-        if not delta.fits:
+        # The same measure as the budget's (`budget.fits`): the least text the delta can be.
+        runs = sorted(content.runs(state.thread.id, cov.missing), key=lambda run: run.ordinal)
+        delta = summarize(runs, title=own_heading(runs), max_tokens=room)
+        if delta.leastTokens > room:
             found.append(StalenessSignal.EXCEEDS_CONTEXT_POLICY)
     return found

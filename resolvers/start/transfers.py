@@ -1,6 +1,7 @@
 """How a start turns the transfers waiting for its thread into context: a fork's or a
 spawn's origin (native fork, or a portable handoff), the context a forked thread
-inherits, and merge-backs and subagent results delivered to the parent."""
+inherits (and whether the provider thread it goes into still holds it), and merge-backs
+and subagent results delivered to the parent."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ from graph.models import (
     HandoffHead,
     HandoffKind,
     HandoffStrategy,
+    ProviderThreadNode,
     ProviderThreadStatus,
+    ResolutionStrategy,
     ThreadState,
     TransferNode,
     TransferType,
 )
 from graph.ranges import Ranges
 from resolvers.content import Content
+from resolvers.coverage import received_ready
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, runs_named
 from resolvers.lineage.points import DELIVERED_TO_PARENT, ORIGINS, origin
 from resolvers.providers import ProviderCapabilities
@@ -37,17 +41,47 @@ def inherited_context(
     threads: Mapping[str, ThreadState],
     provider: ProviderCapabilities,
     content: Content,
+    *,
+    into: ProviderThreadNode | None = None,
 ) -> list[PlannedHandoff]:
-    """Portable handoffs for every ancestor's context up to each source point, root first."""
+    """Portable handoffs for every ancestor's context up to each source point, root first;
+    with `into` (a provider thread the start reuses), only those it does not hold."""
+    if into is not None and holds_natively(state, into):
+        return []
+    held = inherited_held(state, into) if into is not None else frozenset()
     plans: list[PlannedHandoff] = []
     current = state
     while (transfer := origin(current)) is not None:
         source = threads.get(transfer.sourceThreadId)
         if source is None:
             break
-        plans.append(portable_context(transfer, source, provider, content))
+        if source.thread.id not in held:
+            plans.append(portable_context(transfer, source, provider, content))
         current = source
     return list(reversed(plans))
+
+
+def holds_natively(state: ThreadState, pt: ProviderThreadNode) -> bool:
+    """`pt` was made by a native fork of its source's provider thread (or recorded as a
+    native subagent): its own history holds everything the thread inherited."""
+    start = origin(state)
+    resolved_here = (
+        start is not None
+        and start.resolutionStrategy is ResolutionStrategy.NATIVE_FORK
+        and start.resolvedProviderThreadId == pt.id
+    )
+    return pt.forkedFromId is not None or resolved_here
+
+
+def inherited_held(state: ThreadState, pt: ProviderThreadNode) -> frozenset[str]:
+    """The ancestors whose context `pt` holds: a ready portable handoff about each, injected
+    into a run that is still history. A rollback of that run supersedes the handoff
+    (docs/MODEL.md "Coverage after a rollback"), and the ancestor drops out of this set."""
+    return frozenset(
+        h.sourceThreadId
+        for h in received_ready(pt.id, state.handoffs)
+        if h.kind is HandoffKind.PORTABLE_CONTEXT and h.sourceThreadId != state.thread.id
+    )
 
 
 def portable_context(

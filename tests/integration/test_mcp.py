@@ -151,6 +151,12 @@ async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None
         {k: e["node"][k] for k in ("runOrdinal", "index", "kind", "text")}
         for e in read["items"]["edges"]
     ] == [e["node"] for e in truth["thread"]["items"]["edges"]]
+    # Each run's input is its item -1 (USER_GOAL), before the run's own goal item.
+    goals = await call(client, "thread_read", thread_id=ids["thread"], kinds=["USER_GOAL"])
+    assert [
+        (e["node"]["runOrdinal"], e["node"]["index"], e["node"]["text"])
+        for e in goals["items"]["edges"]
+    ] == [(1, -1, "build the cache"), (1, 0, "ship the cache"), (2, -1, "test the cache")]
 
     context = await call(client, "thread_context", thread_id=ids["thread"])
     coverage = await gql(

@@ -85,11 +85,14 @@ async def test_rollback_on_legacy_history(gql: GraphQLClient) -> None:
     result = (await gql(ROLLBACK, id=ex["thread"], to=5))["rollbackThread"]
     assert [r["ordinal"] for r in result["rolledBackRuns"]] == [6, 7, 8, 9]
     assert {r["status"] for r in result["rolledBackRuns"]} == {"ROLLED_BACK"}
-    assert result["supersededHandoffs"] == [{"id": h2, "status": "SUPERSEDED"}]
+    # H2 covers rolled-back runs; H1 (1-5) was injected into run 6, which is rolled back:
+    # its delivery left the history (docs/MODEL.md "Coverage after a rollback").
+    assert result["supersededHandoffs"] == [
+        {"id": h1, "status": "SUPERSEDED"},
+        {"id": h2, "status": "SUPERSEDED"},
+    ]
     statuses = {pt["id"]: pt["status"] for pt in result["affectedProviderThreads"]}
     assert statuses == {ex["c1"]: "ROLLED_BACK", ex["l1"]: "DIVERGENT"}
-    handoff = await gql("query($id: ID!) { handoff(id: $id) { status } }", id=h1)
-    assert handoff["handoff"]["status"] == "READY"
 
     codex = await start(gql, ex["thread"], "codex", "after rollback")
     assert codex["strategy"] == "NO_HANDOFF"

@@ -91,19 +91,27 @@ async def test_every_graphql_block_of_the_readme_runs_as_written(gql: GraphQLCli
 
     first = answer_to(answers, 'query { thread(id: "thr_...") { id title')
     assert first["thread"]["title"] == "hello"
-    completed = answer_to(answers, "contextTokens: 41000")["completeRun"]
-    assert completed["providerThread"]["contextUsage"]["contextTokens"] == 41000
+    completed = answer_to(answers, "contextTokens: 203900")["completeRun"]
+    assert completed["providerThread"]["contextUsage"]["contextTokens"] == 203900
     switch = answer_to(answers, '"Now add tests"')["startRun"]
     assert switch["strategy"] == "FULL_HANDOFF_NEW_THREAD"
     assert switch["budget"]["windowSource"] == "PROVIDER"
-    assert switch["handoffs"][0]["quality"]["score"] == 1.0
+    (whole,) = switch["handoffs"]
+    assert whole["quality"] == {"score": 1.0, "fidelity": 1.0}  # room for everything
+    shown = {(e["runOrdinal"], e["index"], e["kind"]) for e in whole["entries"]}
+    assert (1, 0, "DECISION") in shown and (1, -1, "USER_GOAL") in shown
+    back = answer_to(answers, '"Ship it"')["startRun"]
+    assert back["strategy"] == "DELTA_HANDOFF_EXISTING_THREAD"
+    assert back["budget"]["budgetTokens"] == 100  # what the nearly full thread has left
+    (delta,) = back["handoffs"]
+    assert delta["omitted"] and delta["tokenEstimate"] <= 100  # what did not fit, listed
+    assert "All 12 login tests pass." in delta["summaryText"]  # the latest reply is kept
+    assert delta["quality"]["fidelity"] < 1.0
     items = answer_to(answers, "items(first: 20")["thread"]["items"]
     assert items["pageInfo"]["hasNextPage"] is False
-    said = [(edge["node"]["kind"], edge["node"]["text"]) for edge in items["edges"]]
-    assert said == [
-        ("DECISION", "Session cookies get SameSite=Lax"),
-        ("COMMAND", "pytest tests/login"),
-    ]
+    pulled = {(e["node"]["runOrdinal"], e["node"]["index"]) for e in items["edges"]}
+    listed = {(o["runOrdinal"], o["index"]) for o in delta["omitted"]}
+    assert listed <= pulled  # every item left out can be read back whole
 
     assert answer_to(answers, "reportProviderLimit")["reportProviderLimit"]["active"] is True
     ranked = answer_to(answers, "suggestProviders")["suggestProviders"]

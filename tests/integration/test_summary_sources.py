@@ -105,7 +105,7 @@ async def test_a_summary_empty_or_over_the_budget_is_refused_and_nothing_changes
 ) -> None:
     gql = gql_with
     _, started, waiting = await waiting_start(gql, "gemini", "LEAVING_PROVIDER")
-    for text in ("", "  \n ", "x" * (TIGHT_BUDGET * 4 + 1)):
+    for text in ("", "  \n ", " word" * (TIGHT_BUDGET + 1)):  # one token a word
         error = await gql.error(SUBMIT, id=waiting["id"], text=text, by="codex")
         assert error["extensions"]["code"] == "INVALID_INPUT", text
     assert await handoff(gql, waiting["id"]) == waiting

@@ -1,4 +1,6 @@
 """One thread driven through the pure decisions and their write plans, without a database.
+A thread may be a fork of another scenario's thread (`Scenario.fork_of`): its first start
+resolves the fork's transfer, and every start reads its ancestors' states.
 
 The plans are replayed on plain records of the thread (every run with its items, every
 provider thread and handoff), and the `ThreadState` the next decision reads is read off
@@ -28,15 +30,20 @@ from graph.models import (
     RunStatus,
     SummarySource,
     ThreadNode,
+    ThreadRelationship,
     ThreadState,
+    TransferNode,
+    TransferStatus,
+    TransferType,
 )
 from graph.plan import NodeChange, WritePlan
 from graph.ranges import Ranges
 from resolvers import runs as run_plans
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.sources import SummaryPolicy, assign
-from resolvers.handoffs.summarizer import digest_of
+from resolvers.lineage import points
 from resolvers.lineage import rollback as rollbacks
 from resolvers.providers import ProviderRegistry, registry_from_toml
 from resolvers.start import plan as start_plan
@@ -63,6 +70,47 @@ class Scenario:
         self.runs: dict[str, RunNode] = {}
         self.provider_threads: dict[str, ProviderThreadNode] = {}
         self.handoffs: dict[str, HandoffNode] = {}
+        self.source: Scenario | None = None  # the thread this one was forked from
+        self.origin: TransferNode | None = None  # the fork's transfer
+        self._tag = ""  # in the ids it makes: a fork's differ from its source's
+
+    @classmethod
+    def fork_of(cls, source: Scenario, at: int, thread_id: str = "f") -> Scenario:
+        """A fork of `source` at its run `at`, its FORK transfer pending (SEMANTICS "Forks")."""
+        fork = cls(source.registry, source.policy, source.history)
+        fork.thread = ThreadNode(
+            id=thread_id,
+            workspace="w",
+            createdAt=T0,
+            rootId=source.thread.rootId,
+            parentId=source.thread.id,
+            relationshipToParent=ThreadRelationship.FORK,
+        )
+        run = source._run_at(at)
+        fork.source = source
+        fork.origin = TransferNode(
+            id=f"xfr-{thread_id}",
+            type=TransferType.FORK,
+            sourceThreadId=source.thread.id,
+            targetThreadId=thread_id,
+            sourcePoint=points.point_at(source.state, run),
+            sourceProvider=run.provider,
+            status=TransferStatus.PENDING,
+            createdAt=T0,
+        )
+        fork._tag = f"{thread_id}-"
+        return fork
+
+    def ancestors(self) -> list[Scenario]:
+        found, current = [], self.source
+        while current is not None:
+            found.append(current)
+            current = current.source
+        return found
+
+    def threads(self) -> dict[str, ThreadState]:
+        """The related states a start reads: the thread's ancestors."""
+        return {sc.thread.id: sc.state for sc in self.ancestors()}
 
     # ---- driving -------------------------------------------------------------------
 
@@ -71,7 +119,9 @@ class Scenario:
     ) -> StartDecision:
         request = StartRequest(provider=provider, input="x", runtimeMode=runtime_mode)
         state = self.trimmed_state if trimmed else self.state
-        return decide_start(state, request, self.registry, self.policy, self.content())
+        return decide_start(
+            state, request, self.registry, self.policy, self.content(), threads=self.threads()
+        )
 
     def run(
         self,
@@ -85,7 +135,9 @@ class Scenario:
             provider=provider, input=f"run {self.thread.lastOrdinal + 1}", runtimeMode=runtime_mode
         )
         state = self.state
-        decision = decide_start(state, request, self.registry, self.policy, self.content())
+        decision = decide_start(
+            state, request, self.registry, self.policy, self.content(), threads=self.threads()
+        )
         outcome = self._apply(lambda draft: start_plan.start(draft, state, request, decision))
         pt = self.provider_threads[outcome.provider_thread_id]
         if pt.nativeRef is None:
@@ -128,7 +180,7 @@ class Scenario:
                     ),
                 )
                 for h in self.handoffs.values()
-                if h.status is not HandoffStatus.SUPERSEDED and h.coveredTo > to
+                if h.status is not HandoffStatus.SUPERSEDED and self._reaches_past(h, to)
             ],
         )
         decision = rollbacks.decide_rollback(state, inputs, self.registry)
@@ -140,7 +192,11 @@ class Scenario:
         self._apply(lambda draft: run_plans.request_clean_context(draft, state))
 
     def content(self) -> Content:
-        return Content(("t", digest_of(run)) for run in self.runs.values())
+        return Content(
+            (sc.thread.id, digest_of(run))
+            for sc in [self, *self.ancestors()]
+            for run in sc.runs.values()
+        )
 
     # ---- the state, by definition ----------------------------------------------------
 
@@ -173,6 +229,7 @@ class Scenario:
             latestCompleted=next(
                 (r for r in reversed(runs) if r.status is RunStatus.COMPLETED), None
             ),
+            transfers=[self.origin] if self.origin is not None else [],
         )
 
     @property
@@ -250,7 +307,7 @@ class Scenario:
         return answer
 
     def _new_id(self, prefix: str) -> str:
-        return f"{prefix}{next(self._ids)}"
+        return f"{prefix}{self._tag}{next(self._ids)}"
 
     def _replay(self, plan: WritePlan) -> None:
         for pt in plan.providerThreads:
@@ -273,6 +330,9 @@ class Scenario:
         _change_all(self.provider_threads, plan.providerThreadChanges)
         _change_all(self.runs, plan.runChanges)
         _change_all(self.handoffs, plan.handoffChanges)
+        for transfer in plan.transferChanges:
+            if self.origin is not None and transfer.id == self.origin.id:
+                self.origin = _changed(self.origin, transfer)
 
     def _ordered_runs(self) -> list[RunNode]:
         return sorted(self.runs.values(), key=lambda r: r.ordinal)
@@ -281,7 +341,21 @@ class Scenario:
         return next(r for r in self.runs.values() if r.ordinal == ordinal)
 
     def _consumer(self, handoff: HandoffNode) -> RunNode | None:
-        return next((r for r in self.runs.values() if handoff.id in r.consumedHandoffIds), None)
+        """The run it was injected into, as thread/rollback_inputs.cypher reads it."""
+        return self.runs.get(handoff.targetRunId or "")
+
+    def _reaches_past(self, handoff: HandoffNode, to: int) -> bool:
+        """A candidate of a rollback to `to` (thread/rollback_inputs.cypher): about the
+        thread and reaching past `to`, or consumed by a run after it still live."""
+        consumer = self._consumer(handoff)
+        consumed_after = (
+            consumer is not None
+            and consumer.ordinal > to
+            and consumer.status is not RunStatus.ROLLED_BACK
+        )
+        return (
+            handoff.sourceThreadId == self.thread.id and handoff.coveredTo > to
+        ) or consumed_after
 
 
 def _changed(node: Any, change: NodeChange) -> Any:

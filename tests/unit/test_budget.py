@@ -20,8 +20,9 @@ from graph.models import (
 from graph.models import HandoffKind as Kind
 from graph.models import HandoffStrategy as Strategy
 from resolvers.handoffs.budget import ContextPolicy, context_budget, fits, fitted, refitted
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.planning import plan_handoff
-from resolvers.handoffs.summarizer import digest_of, token_estimate
+from resolvers.handoffs.tokenizer import count
 from resolvers.providers import registry_from_toml
 from tests.support.nodes import handoff
 from tests.support.scenario import Scenario
@@ -115,14 +116,14 @@ def test_handoffs_of_one_start_keep_room_for_each_ones_protected_items() -> None
     first = plan_handoff("src", [digest_of(r) for r in big], codex, FULL, PORTABLE)
     second = plan_handoff("other", [digest_of(r) for r in small], codex, FULL, PORTABLE)
     budget = context_budget(codex, None, None, 0, POLICY).model_copy(
-        update={"budgetTokens": first.summary.protectedTokens + 400}
+        update={"budgetTokens": first.summary.leastTokens + 400}
     )
     assert fits([first, second], budget)
     one, two = fitted([first, second], budget)
     assert one.summary.tokenEstimate + two.summary.tokenEstimate <= budget.budgetTokens
     assert "Keep the second handoff's constraint" in two.summary.text
     assert one.summary.omitted and not fits(
-        [first, second], budget.model_copy(update={"budgetTokens": first.summary.protectedTokens})
+        [first, second], budget.model_copy(update={"budgetTokens": first.summary.leastTokens})
     )
 
 
@@ -133,7 +134,7 @@ def test_a_native_thread_that_never_reported_holds_its_handoffs_and_its_runs() -
     sc.run("claude", RunItem(kind=RunItemKind.TEST, text="t" * 40))
     claude = next(pt for pt in sc.provider_threads.values() if pt.provider == "claude")
     injected = sum(h.tokenEstimate for h in sc.handoffs.values())
-    assert claude.heldTokens == injected + token_estimate("run 2") + 10
+    assert claude.heldTokens == injected + count("run 2") + count("t" * 40)
     sc.run("codex")
     back = sc.decide("claude")
     assert back.providerThread is not None and back.providerThread.id == claude.id

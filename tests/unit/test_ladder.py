@@ -150,7 +150,7 @@ def test_a_decision_lacking_runs_is_refused_for_size_only_once_it_has_them() -> 
     assert lacking.take_missing()  # it asked for run 1, and did not refuse without it
     with pytest.raises(ThreadlineError) as refused:
         sc.decide("tiny")
-    protected = re.search(r"protected items take about (\d+) tokens", refused.value.message)
+    protected = re.search(r"it takes about (\d+) tokens", refused.value.message)
     assert protected is not None and int(protected.group(1)) >= 100  # the 400-char constraint
 
 

@@ -9,6 +9,7 @@ from graph.errors import ErrorCode, ThreadlineError
 from graph.models import HandoffStatus, HistoryMode, RunStatus, SummarySource
 from resolvers import runs as run_plans
 from resolvers.handoffs import replacement as handoff_plans
+from resolvers.handoffs.fields import TextFields
 from tests.support.scenario import waiting_start
 
 
@@ -42,10 +43,7 @@ def test_a_pending_handoff_holds_its_run_until_it_is_filled() -> None:
             draft,
             scenario.state,
             waiting,
-            "by codex",
-            handoff_plans.submitted_sections("by codex"),
-            [],
-            [],
+            TextFields.of_text("by codex", []),
             handoff_plans.submitted(waiting, target, "codex", draft.at),
             events.HandoffSubmitted,
         )

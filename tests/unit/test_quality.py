@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from graph.models import OmittedItem, RunItem, RunItemKind, RunNode
+from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.quality import assess, distinctive_words
-from resolvers.handoffs.summarizer import digest_of, summarize
+from resolvers.handoffs.summarizer import summarize
 
 pytestmark = pytest.mark.unit
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

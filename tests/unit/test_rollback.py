@@ -42,12 +42,14 @@ def test_canonical_rollback_to_five(history: HistoryMode, c1_after: ProviderThre
     decision = sc.rollback(5)
     assert decision.rolledBack == Ranges.span(6, 9)
     assert [sc.runs[r].ordinal for r in decision.rolledBackRunIds] == [6, 7, 8, 9]
-    assert decision.supersededHandoffIds == [h2.id]
+    # H2 covers rolled-back runs; H1 (1-5) was injected into run 6, which left the history
+    # (docs/MODEL.md "Coverage after a rollback": the seed's "H1 stays READY" gave way).
+    assert decision.supersededHandoffIds == [h1.id, h2.id]
     assert decision.providerThreadStatuses == {
         c1.id: c1_after,
         l1.id: ProviderThreadStatus.DIVERGENT,
     }
-    assert sc.handoffs[h1.id].status is HandoffStatus.READY
+    assert sc.handoffs[h1.id].status is HandoffStatus.SUPERSEDED
     assert sc.thread.rolled_back == Ranges.span(6, 9)
     assert all(r.status is RunStatus.ROLLED_BACK for r in sc.runs.values() if r.ordinal > 5)
     state = sc.state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,100 @@ def test_a_claude_code_message_whose_content_is_a_string_is_kept() -> None:
     (run,) = claude_code.parse("\n".join(lines)).runs
     said = [(i.kind, i.text) for i in run.items() if i.kind is RunItemKind.ASSISTANT_MESSAGE]
     assert said == [(RunItemKind.ASSISTANT_MESSAGE, "Test added in tests/test_pay.py.")]
+
+
+# ---- keys: what a tool's output answers, a message's native id -----------------------
+
+
+def outputs(session: object) -> list[tuple[str | None, str]]:
+    return [
+        (i.key, i.text)
+        for run in session.runs  # type: ignore[attr-defined]
+        for i in run.items()
+        if i.kind is RunItemKind.TOOL_OUTPUT
+    ]
+
+
+def test_claude_code_outputs_are_keyed_by_the_call_they_answer() -> None:
+    session = claude_code.parse(read("claude_code_test_runs.jsonl"))
+    keys = [key for key, _ in outputs(session)]
+    assert keys == [
+        "Bash:toolu_01Hk7Rb2",  # the failing test run
+        "Read:ledger/money.py",  # a read: the resource it reads, relative to the cwd
+        "Edit:toolu_01Hk7Rd4",
+        "Edit:toolu_01Hk7Re1",
+        "Bash:toolu_01Hk7Rf8",  # the passing one: another call, so another key
+    ]
+
+
+def test_a_read_of_the_same_resource_again_has_the_same_key() -> None:
+    def read_call(n: int, given: dict[str, object]) -> list[str]:
+        at = f"2026-01-01T00:00:0{n}Z"
+        call = {"type": "tool_use", "id": f"toolu_{n}", "name": "Read", "input": given}
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": f"text {n}"}
+        return [
+            json.dumps(
+                {
+                    "type": kind,
+                    "sessionId": "s1",
+                    "timestamp": at,
+                    "message": {"role": kind, "content": [part]},
+                }
+            )
+            for kind, part in (("assistant", call), ("user", result))
+        ]
+
+    lines = [
+        '{"type":"user","sessionId":"s1","cwd":"/w","timestamp":"2026-01-01T00:00:00Z",'
+        '"message":{"role":"user","content":"Look at the app."}}',
+        *read_call(1, {"file_path": "/w/app.py"}),
+        *read_call(2, {"file_path": "/w/app.py", "offset": 10, "limit": 20}),
+        *read_call(3, {"file_path": "/w/app.py"}),
+    ]
+    keys = [key for key, _ in outputs(claude_code.parse("\n".join(lines)))]
+    assert keys == ["Read:app.py", "Read:app.py#offset=10,limit=20", "Read:app.py"]
+
+
+def test_codex_outputs_are_keyed_by_their_call_id() -> None:
+    keys = [key for key, _ in outputs(codex.parse(read("codex_test_runs.jsonl")))]
+    assert keys == ["shell:call_9pQ2mT4x", "apply_patch:call_9pQ2mU7y", "shell:call_9pQ2mV3z"]
+
+
+def test_an_output_whose_call_names_no_id_has_no_key() -> None:
+    lines = [
+        '{"type":"user","sessionId":"s1","timestamp":"2026-01-01T00:00:00Z",'
+        '"message":{"role":"user","content":"Run it."}}',
+        '{"type":"user","sessionId":"s1","timestamp":"2026-01-01T00:00:01Z",'
+        '"message":{"role":"user","content":[{"type":"tool_result","content":"done"}]}}',
+    ]
+    assert outputs(claude_code.parse("\n".join(lines))) == [(None, "done")]
+
+
+def test_claude_code_items_keep_their_lines_uuid_but_the_goal_does_not() -> None:
+    session = claude_code.parse(read("claude_code_test_runs.jsonl"))
+    (run,) = session.runs
+    keyed = {i.kind: i.key for i in run.items() if i.kind is not RunItemKind.TOOL_OUTPUT}
+    # A goal with a key would be named by it in quality's `missing`, and carried only by
+    # its words anyway; the first request's goal keeps none.
+    assert keyed[RunItemKind.USER_GOAL] is None
+    replies = [i.key for i in run.items() if i.kind is RunItemKind.ASSISTANT_MESSAGE]
+    assert replies == [
+        "5a1f0c2e-0000-4000-8000-000000000003",
+        "5a1f0c2e-0000-4000-8000-000000000006",
+        "5a1f0c2e-0000-4000-8000-000000000015",
+    ]
+
+
+def test_a_codex_message_keeps_its_id_when_the_rollout_has_one() -> None:
+    lines = [
+        '{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"c1"}}',
+        '{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message",'
+        '"role":"user","content":[{"type":"input_text","text":"Go."}]}}',
+        '{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message",'
+        '"id":"msg_7","role":"assistant","content":[{"type":"output_text","text":"Done."}]}}',
+        '{"timestamp":"2026-01-01T00:00:03Z","type":"response_item","payload":{"type":"message",'
+        '"role":"assistant","content":[{"type":"output_text","text":"And more."}]}}',
+    ]
+    (run,) = codex.parse("\n".join(lines)).runs
+    said = [(i.text, i.key) for i in run.items() if i.kind is RunItemKind.ASSISTANT_MESSAGE]
+    assert said == [("Done.", "msg_7"), ("And more.", None)]

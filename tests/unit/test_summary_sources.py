@@ -140,8 +140,9 @@ def test_the_key_follows_the_material_and_the_model_not_the_ids() -> None:
 
 def test_an_answer_must_have_text_within_the_budget() -> None:
     assert refusal(None, 10) == refusal("  \n", 10) == "empty: the answer has no text"
-    assert refusal("x" * 40, 10) is None
-    reason = refusal("x" * 41, 10)
+    words = " ".join(["word"] * 10)  # ten tokens
+    assert refusal(words, 10) is None
+    reason = refusal(words + " word", 10)
     assert reason is not None and reason.startswith("oversized: the answer is about 11 tokens")
 
 

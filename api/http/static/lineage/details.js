@@ -101,8 +101,9 @@ export function handoffDetails({ handoff }) {
     h("h3", {}, t("context")),
     pairs([
       [t("budget"), budgetLine(handoff.budget)],
-      [t("omitted"), handoff.omitted.length],
+      [t("omitted"), omittedLine(handoff.omitted)],
       [t("quality"), handoff.quality.score.toFixed(2)],
+      [t("fidelity"), handoff.quality.fidelity.toFixed(2)],
       ...handoff.quality.facets.map((f) => [
         f.kind,
         `${f.kept}/${f.total}` + (f.missing.length ? ` · ${t("notCarried")}: ${f.missing.join(", ")}` : ""),
@@ -112,6 +113,11 @@ export function handoffDetails({ handoff }) {
     h("pre", { class: "summary" }, handoff.summaryText),
   ];
 }
+
+const omittedLine = (omitted) => {
+  const cut = omitted.filter((o) => o.cut).length;
+  return cut ? `${omitted.length} (${cut} ${t("shortened")})` : omitted.length;
+};
 
 const budgetLine = (b) =>
   b && `${b.budgetTokens} (${b.windowTokens} ${b.windowSource} − ${b.usedTokens} − ${b.reserveTokens})`;
