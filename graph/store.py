@@ -87,6 +87,10 @@ class Tx:
     def __init__(self, tx: AsyncManagedTransaction | AsyncTransaction, store: Store) -> None:
         self._tx = tx
         self._store = store
+        # The slot of its workspace's write gate this transaction passes, once it has
+        # (graph/gates.py): the same slot for every statement of one transaction.
+        self.gate_slot: int | None = None
+        self.gated = False
 
     async def rows(self, name: str, **params: Any) -> list[Row]:
         return await self._run(name, queries.load(name), params)
