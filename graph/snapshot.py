@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timezone
+from pathlib import Path
 from typing import Any
 
 import pytz  # type: ignore[import-untyped]  # the driver's own zones (it depends on it)
@@ -263,6 +264,30 @@ def read(lines: Iterable[str], code_schema: int) -> Records:
             f"Threadline's schema version {code_schema}: restore it with a newer Threadline"
         )
     return Records(header, stream, at)
+
+
+def check_complete(path: Path) -> None:
+    """SnapshotError unless the file's last line is a trailer: a file cut off (the usual
+    damage: a copy that stopped, a full disk) is refused before a restore writes anything.
+    Reads the file once, in binary, to number its last line."""
+    newlines, tail = 0, b""
+    with path.open("rb") as file:
+        while chunk := file.read(1 << 20):
+            newlines += chunk.count(b"\n")
+            tail = (tail + chunk)[-(1 << 16) :]
+    text = tail.rstrip()
+    if not text:
+        raise SnapshotError("the file is empty: not a Threadline snapshot")
+    number = newlines - tail[len(text) :].count(b"\n") + 1  # of the last line with text
+    try:
+        record = json.loads(text.rsplit(b"\n", 1)[-1])
+    except ValueError as error:
+        what = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+        raise SnapshotError(f"line {number} is not JSON ({what}): cut off or corrupt") from error
+    if not isinstance(record, dict) or record.get("end") is not True:
+        raise SnapshotError(
+            f"the snapshot ends at line {number}, before its last line: it is incomplete"
+        )
 
 
 def _records(lines: Iterable[str], at: Position) -> Iterator[Any]:
