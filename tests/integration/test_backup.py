@@ -20,7 +20,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from api.cli import app
-from graph import backup, queries
+from graph import queries
 from graph import restore as restores
 from graph.runtime.ports import free_ports
 from graph.snapshot import SnapshotError, canonical
