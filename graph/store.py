@@ -470,10 +470,11 @@ class Store:
         found = await self.graph_version()
         return [migration for migration in queries.migrations() if migration.version > found]
 
-    async def long(self, work: TxWork[T], *, write: bool, timeout_s: float) -> T:
+    async def long(self, work: TxWork[T], *, write: bool, timeout_s: float, keep: bool = True) -> T:
         """`work` in one explicit transaction of up to `timeout_s`, never retried: for a
         backup or a restore, which the operator runs again if it fails. A write commits
-        only when `work` returns; any error rolls it back whole."""
+        only when `work` returns (and `keep`: else it is rolled back all the same, as a
+        backup's pause, which writes only to take locks); any error rolls it back whole."""
         mode = WRITE_ACCESS if write else READ_ACCESS
         try:
             async with self._driver.session(
@@ -484,7 +485,8 @@ class Store:
                 tx = await session.begin_transaction(timeout=timeout_s)
                 try:
                     result = await work(Tx(tx, self))
-                    await tx.commit()
+                    if keep:
+                        await tx.commit()
                     return result
                 finally:
                     await tx.close()  # after a commit, nothing; else a rollback

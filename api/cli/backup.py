@@ -25,7 +25,6 @@ from graph.snapshot import Counts, Header, SnapshotError, check_complete
 from graph.store import GraphTooNewError, Store
 
 T = TypeVar("T")
-ATTEMPTS = 3  # a backup that raced a write is taken again, up to this many times
 TIMEOUT = typer.Option(3600.0, "--timeout-s", help="Bound of each transaction.")
 BACKUP_FILE = typer.Argument(
     ..., help="The snapshot to write (JSON Lines).", callback=file_to_write
@@ -69,38 +68,79 @@ def backup_workspace(
         "default", help="The workspace to back up.", callback=checked.workspace
     ),
     timeout_s: float = TIMEOUT,
+    pause_s: float = typer.Option(
+        snapshots.PAUSE_S,
+        "--pause-s",
+        help="The longest the workspace's writers wait on the backup's last pass.",
+        min=0.1,
+    ),
 ) -> None:
-    """Write one workspace to FILE: a consistent snapshot, read in one transaction."""
+    """Write one workspace to FILE: a snapshot consistent as of one instant, taken while
+    commands go on writing it (they wait at most --pause-s once)."""
     partial = file.with_name(f".{file.name}.partial")
+    staging = file.with_name(f".{file.name}.staging")
+    shown = Progress("backup", say)
 
-    async def attempt(store: Store) -> Counts:
-        for tries in range(1, ATTEMPTS + 1):
-            try:
-                with partial.open("w", encoding="utf-8") as sink:
-                    now = datetime.now(UTC).isoformat()
-                    return await snapshots.backup(store, workspace, sink, now, timeout_s)
-            except snapshots.WorkspaceChangedError as error:
-                if tries == ATTEMPTS:
-                    raise snapshots.WorkspaceChangedError(
-                        f"{error}, on each of {ATTEMPTS} tries: back it up when its writes "
-                        "pause (or dump the whole managed Neo4j while it is stopped: "
-                        "`threadline neo4j dump`)"
-                    ) from error
-        raise AssertionError("the loop returns or raises")  # pragma: no cover
+    def step(done: snapshots.Step) -> None:
+        _backup_line(shown, done, workspace)
+
+    async def take(store: Store) -> snapshots.Taken:
+        with partial.open("w", encoding="utf-8") as sink:
+            now = datetime.now(UTC).isoformat()
+            return await snapshots.backup(
+                store, workspace, sink, now, timeout_s, step, pause_s=pause_s, staging=staging
+            )
 
     try:
-        counts = _run(attempt)
-        if counts.nodes == 0:  # most often a mistyped name: a file of nothing hides it
+        taken = _run(take)
+        if taken.counts.nodes == 0:  # most often a mistyped name: a file of nothing hides it
             typer.echo(f"workspace {workspace!r} holds nothing: no snapshot written", err=True)
             raise typer.Exit(1)
     except typer.Exit:
         partial.unlink(missing_ok=True)  # FILE is written whole or not at all
         raise
     partial.replace(file)
+    counts = taken.counts
+    paused = f"; writers paused {taken.paused_ms:,.0f} ms" if taken.paused_ms else ""
     typer.echo(
         f"wrote workspace {workspace!r}: {counts.nodes} nodes, "
-        f"{counts.relationships} relationships to {file}"
+        f"{counts.relationships} relationships to {file} ({taken.passes} "
+        f"pass{'es' if taken.passes > 1 else ''}{paused})"
     )
+
+
+def _backup_line(shown: Progress, done: snapshots.Step, workspace: str) -> None:
+    """A backup's progress (api/cli/progress.py): its phases and its counts."""
+    if done.phase in ("reading", "writing") and not (done.total or done.lines):
+        return  # nothing to say of an empty workspace but that it is (backup_workspace)
+    match done.phase:
+        case "reading":
+            shown.phase("reading", f"reading workspace {workspace!r} ({done.total:,} threads)")
+            shown.counts(
+                f"{done.threads:,} of {done.total:,} threads read ({done.lines:,} lines)",
+                done.lines,
+                "lines",
+            )
+        case "catching up":
+            shown.phase("catching up", "reading again what commands wrote meanwhile")
+            shown.counts(
+                f"pass {done.passes}: {done.changed:,} threads, receipts or limits changed",
+                done.passes,
+                "passes",
+                now=True,
+            )
+        case "paused":
+            shown.phase(
+                "paused",
+                f"writers held {done.paused_ms:,.0f} ms while the last {done.changed:,} "
+                "changes were read",
+            )
+        case "writing":
+            shown.phase(
+                "writing",
+                f"read in {shown.elapsed():,.1f} s; writing the snapshot from "
+                f"{done.passes} pass(es)",
+            )
 
 
 def restore_workspace(
@@ -159,7 +199,9 @@ def _restore_line(shown: Progress, done: restores.Step, lines: CountedLines) -> 
             shown.phase("naming", "giving the restored nodes the workspace's name")
             shown.counts(f"{done.named:,} nodes named", done.named, "nodes")
         case "opened":
-            shown.phase("opened", f"done: {written}; the workspace is open")
+            shown.phase(
+                "opened", f"done in {shown.elapsed():,.1f} s: {written}; the workspace is open"
+            )
 
 
 def _discard(workspace: str, timeout_s: float) -> None:

@@ -27,14 +27,19 @@ class Progress:
         self._every_s = every_s
         self._clock = clock
         self._phase = ""
-        self._began = self._last = clock()
+        self._started = self._began = self._last = clock()
         self._base = 0
 
     def phase(self, name: str, text: str, done: int = 0) -> None:
         """A phase begins (said once, whatever the counts lines after it)."""
         if name != self._phase:
-            self._phase, self._began, self._last, self._base = name, self._clock(), 0.0, done
+            at = self._clock()
+            self._phase, self._began, self._last, self._base = name, at, at, done
             self._say(f"{self._what}: {text}")
+
+    def elapsed(self) -> float:
+        """Seconds since the command began."""
+        return self._clock() - self._started
 
     def counts(self, text: str, done: int, unit: str, *, now: bool = False) -> None:
         """`text` with the rate of `done` (in `unit`s) since the phase began, if the last
