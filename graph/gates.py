@@ -18,6 +18,10 @@ from graph.errors import being_restored
 from graph.store import Tx
 
 SLOTS = 256
+# How long an API process may go on trusting what it last read of the workspaces restores
+# hold closed (api/closed.py). A restore names nothing under the workspace it closed until
+# longer than this has passed (graph/restore.py, `DRAIN_S`).
+TRUST_S = 1.0
 
 
 def slot(tx: Tx) -> int:

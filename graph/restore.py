@@ -39,10 +39,10 @@ BATCH_ROWS = 1000
 BATCH_CHARS = 1 << 20
 NAME_BATCH = 5000
 # How long after closing a workspace its restored nodes may take its name: the time an
-# API process trusts what it last read of closed workspaces (api/closed.py, `TRUST_S`),
-# with room to spare. A read that began while the workspace looked open has ended by then,
-# or ends refused.
-DRAIN_S = 2.0
+# API process trusts what it last read of closed workspaces (`gates.TRUST_S`), with room
+# to spare. An operation that read the workspace as open then checks again as it ends, so
+# it has ended by then, or ends refused (api/closed.py).
+DRAIN_S = gates.TRUST_S + 1.0
 HIDDEN_PREFIX = "~restoring:"  # no workspace name may begin with "~"
 
 

@@ -91,6 +91,8 @@ class Tx:
         # (graph/gates.py): the same slot for every statement of one transaction.
         self.gate_slot: int | None = None
         self.gated = False
+        # A process's own housekeeping (Store.read(counted=False)) is no request's cost.
+        self.counted = True
 
     async def rows(self, name: str, **params: Any) -> list[Row]:
         return await self._run(name, queries.load(name), params)
@@ -108,7 +110,7 @@ class Tx:
     async def _run(self, name: str, text: str, params: dict[str, Any]) -> list[Row]:
         """Every statement a request sends passes here: counted, and traced when the
         store has a tracer (only while traces are exported: api/process/telemetry.py)."""
-        self._store.round_trips += 1
+        self._store.round_trips += 1 if self.counted else 0
         self._store.remember_shape(name, text, params)
         await self._store.planned(name, text, params)
         tracer = self._store.tracer
@@ -127,7 +129,7 @@ class Tx:
     async def stream(self, name: str, **params: Any) -> AsyncIterator[Row]:
         """A named query's rows one at a time, as the driver fetches them in batches:
         memory stays constant however many rows it answers."""
-        self._store.round_trips += 1
+        self._store.round_trips += 1 if self.counted else 0
         result = await self._tx.run(queries.load(name), params)
         async for record in result:
             yield dict(record)
@@ -262,8 +264,10 @@ class Store:
         await asyncio.gather(*background, return_exceptions=True)
         await self._driver.close()
 
-    async def read(self, work: TxWork[T]) -> T:
-        return await self._execute(work, write=False, idempotent=True)
+    async def read(self, work: TxWork[T], *, counted: bool = True) -> T:
+        """`counted=False`: the process's housekeeping (what it knows of closed workspaces,
+        api/closed.py), which `round_trips` leaves out, as it does the warm-up."""
+        return await self._execute(work, write=False, idempotent=True, counted=counted)
 
     async def write(self, work: TxWork[T], *, idempotent: bool = False) -> T:
         """`idempotent`: running `work` again after a commit is harmless (it finds its
@@ -500,7 +504,9 @@ class Store:
         # One bookmark manager per store: read-your-writes across sessions, also on clusters.
         return self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
 
-    async def _execute(self, work: TxWork[T], *, write: bool, idempotent: bool) -> T:
+    async def _execute(
+        self, work: TxWork[T], *, write: bool, idempotent: bool, counted: bool = True
+    ) -> T:
         deadline = _deadline.get() or time.monotonic() + self._timeout_s
         retrying = AsyncRetrying(
             retry=retry_if_exception(lambda error: isinstance(error, _Transient)),
@@ -511,12 +517,14 @@ class Store:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._attempt(work, write, idempotent, deadline)
+                    return await self._attempt(work, write, idempotent, deadline, counted)
         except _Transient as gave_up:
             raise gave_up.error from gave_up
         raise AssertionError("tenacity ends with a result or an error")  # pragma: no cover
 
-    async def _attempt(self, work: TxWork[T], write: bool, idempotent: bool, deadline: float) -> T:
+    async def _attempt(
+        self, work: TxWork[T], write: bool, idempotent: bool, deadline: float, counted: bool
+    ) -> T:
         state = _Attempt()
         budget = deadline - ANSWER_MARGIN_S - time.monotonic()
         if budget <= 0:
@@ -524,7 +532,9 @@ class Store:
 
         @unit_of_work(timeout=budget)
         async def in_tx(tx: AsyncManagedTransaction) -> T:
-            result = await work(Tx(tx, self))
+            done = Tx(tx, self)
+            done.counted = counted
+            result = await work(done)
             state.committing = True
             return result
 
