@@ -36,8 +36,10 @@ from graph.store import Store, Tx
 BATCH_ROWS = 1000
 # A batch also ends at this much snapshot text: nodes differ in size by a thousandfold
 # (a full handoff holds about 250 KB), and a transaction's memory follows their bytes.
-BATCH_CHARS = 1 << 20
-NAME_BATCH = 5000
+BATCH_CHARS = 1 << 18
+# Naming a node changes its workspace in every index that holds it (about 2 KB of
+# transaction state each): 1,000 a transaction stays near 2 MB.
+NAME_BATCH = 1000
 # How long after closing a workspace its restored nodes may take its name: the time an
 # API process trusts what it last read of closed workspaces (`gates.TRUST_S`), with room
 # to spare. An operation that read the workspace as open then checks again as it ends, so
@@ -213,6 +215,7 @@ class _Batches:
         if closed_for < DRAIN_S:
             await asyncio.sleep(DRAIN_S - closed_for)
         named = 0
+        say(Step("naming", Counts()))
         while batch := await self._repeat("restore/name", "named", NAME_BATCH):
             named += batch
             say(Step("naming", Counts(), named=named))
@@ -275,31 +278,35 @@ class _Loader:
         for record in records.lines:
             if records.at.line <= self._skip and "end" not in record:
                 continue  # written by the restore this one resumes
-            if await self._add(record, records.at.line):
+            if await self._add(record, records.at):
                 return
         raise SnapshotError(
             f"the snapshot ends at line {records.at.line}, before its last line: it is incomplete"
         )
 
-    async def _add(self, record: dict[str, Any], line: int) -> bool:
+    async def _add(self, record: dict[str, Any], at: snapshot.Position) -> bool:
         """Take one record; True at the trailer, once everything before it is written."""
         if "node" in record:
             if self._kind == "restore/relationships" or self.counts.relationships:
                 raise SnapshotError("a node follows relationships: the snapshot is out of order")
+            props, times = snapshot.split_times(record["props"])
             row = {
                 "key": record["node"],
                 "labels": record["labels"],
-                "props": self._rewritten(snapshot.decode_map(record["props"])),
+                "props": self._rewritten(props),
+                "times": times,
             }
-            await self._take("restore/nodes", row, record, line)
+            await self._take("restore/nodes", row, at)
         elif "rel" in record:
+            props, times = snapshot.split_times(record["props"])
             row = {
                 "from": record["from"],
                 "to": record["to"],
                 "type": record["rel"],
-                "props": self._rewritten(snapshot.decode_map(record["props"])),
+                "props": self._rewritten(props),
+                "times": times,
             }
-            await self._take("restore/relationships", row, record, line)
+            await self._take("restore/relationships", row, at)
         elif record.get("end") is True:
             await self._flush()
             expected = Counts(int(record["nodes"]), int(record["relationships"]))
@@ -314,15 +321,13 @@ class _Loader:
             raise SnapshotError(f"a line is neither a node, a relationship nor the end: {record}")
         return False
 
-    async def _take(
-        self, kind: str, row: dict[str, Any], record: dict[str, Any], line: int
-    ) -> None:
+    async def _take(self, kind: str, row: dict[str, Any], at: snapshot.Position) -> None:
         if kind != self._kind:
             await self._flush()
             self._kind = kind
         self._rows.append(row)
-        self._line = line
-        self._chars += len(snapshot.dumps(record["props"]))
+        self._line = at.line
+        self._chars += at.size
         if len(self._rows) >= BATCH_ROWS or self._chars >= BATCH_CHARS:
             await self._flush()
 

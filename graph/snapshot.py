@@ -174,6 +174,20 @@ def decode_map(props: dict[str, Any]) -> dict[str, Any]:
     return {key: decode(value) for key, value in props.items()}
 
 
+def split_times(props: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """`props` decoded (`decode_map`), but for its datetimes with an offset, which come
+    apart as their ISO text for Cypher's `datetime()` to make: the same value, without the
+    driver's conversion of each (tens of microseconds; docs/MODEL.md, "Writing times")."""
+    decoded: dict[str, Any] = {}
+    times: dict[str, str] = {}
+    for key, value in props.items():
+        if isinstance(value, dict) and value.get("$t") == "datetime" and "zone" not in value:
+            times[key] = value["v"]
+        else:
+            decoded[key] = decode(value)
+    return decoded, times
+
+
 def decode(value: Any) -> Any:
     if isinstance(value, list):
         return [decode(item) for item in value]
@@ -232,9 +246,10 @@ class Records:
 
 @dataclass
 class Position:
-    """The number of the line a snapshot has been read to."""
+    """The number of the line a snapshot has been read to, and that line's length."""
 
     line: int = 0
+    size: int = 0
 
 
 def read(lines: Iterable[str], code_schema: int) -> Records:
@@ -294,7 +309,7 @@ def _records(lines: Iterable[str], at: Position) -> Iterator[Any]:
     """Each non-blank line as JSON; one that is not (a file cut off mid-line, or another
     file's text) stops the read with its line number."""
     for number, line in enumerate(lines, start=1):
-        at.line = number
+        at.line, at.size = number, len(line)
         if not line.strip():
             continue
         try:

@@ -7,6 +7,7 @@ CALL (r) {
   MATCH (b:Restoring {restoreKey: row.to}) WHERE b.workspace = r.hidden
   CREATE (a)-[rel:$(row.type)]->(b)
   SET rel = row.props
+  FOREACH (k IN keys(row.times) | SET rel[k] = datetime(row.times[k]))
   RETURN count(rel) AS created
 }
 SET r.line = $line, r.relationships = r.relationships + created
