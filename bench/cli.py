@@ -114,8 +114,9 @@ def bench(
 
 # The other benchmarks, by their first argument: each is the function of that name in
 # bench/<name>.py (fairness of the rate limit, many live subscribers, a 2,000-thread
-# family, recovery after Neo4j dies), imported only when chosen.
-OTHER_BENCHMARKS = ("fairness", "subscriptions", "family", "recovery")
+# family, recovery after Neo4j dies, backup and restore at scale), imported only when
+# chosen.
+OTHER_BENCHMARKS = ("fairness", "subscriptions", "family", "recovery", "backups")
 
 
 def main() -> None:
