@@ -299,7 +299,8 @@ class _Reader:
         )
 
 
-def _kept(props: dict[str, Any]) -> dict[str, Any]:
+def _kept(pairs: list[list[Any]]) -> dict[str, Any]:
+    props = snapshot.from_pairs(pairs)
     if NOT_SNAPSHOT.isdisjoint(props):
         return props
     return {key: value for key, value in props.items() if key not in NOT_SNAPSHOT}

@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import date, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -135,10 +135,47 @@ def encode_map(props: dict[str, Any]) -> dict[str, Any]:
     return {key: encode(value) for key, value in props.items()}
 
 
+@dataclass(frozen=True)
+class OffsetDateTime:
+    """A datetime with an offset (no named zone), as `DateTime.iso_format` writes it."""
+
+    text: str
+
+
+EPOCH = date(1970, 1, 1)
+
+
+def offset_datetime(epoch_seconds: int, nanosecond: int, offset_seconds: int) -> OffsetDateTime:
+    """The datetime Neo4j answers by its parts (backup/bundles), without the driver's
+    conversion of each value (tens of microseconds: docs/MODEL.md, "Reading times"); its
+    text is `neo4j.time.DateTime.iso_format()`'s, nanoseconds and offset in full."""
+    days, seconds = divmod(epoch_seconds + offset_seconds, 86400)
+    day = EPOCH + timedelta(days=days)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    sign = "-" if offset_seconds < 0 else "+"
+    offset_hours, offset_minutes = divmod(abs(offset_seconds // 60), 60)
+    return OffsetDateTime(
+        f"{day.year:04d}-{day.month:02d}-{day.day:02d}T{hours:02d}:{minutes:02d}:"
+        f"{seconds:02d}.{nanosecond:09d}{sign}{offset_hours:02d}:{offset_minutes:02d}"
+    )
+
+
+def from_pairs(pairs: list[list[Any]]) -> dict[str, Any]:
+    """Properties as backup/bundles answers them: `[key, value]`, or for a datetime with an
+    offset in years 1-9999 `[key, epochSeconds, nanosecond, offsetSeconds]`."""
+    return {
+        pair[0]: pair[1] if len(pair) == 2 else offset_datetime(pair[1], pair[2], pair[3])
+        for pair in pairs
+    }
+
+
 def encode(value: Any) -> Any:
     """A property value as JSON; `decode` gives back the same Neo4j value."""
     if isinstance(value, bool | int | str):
         return value
+    if isinstance(value, OffsetDateTime):
+        return {"$t": "datetime", "v": value.text}
     if isinstance(value, float):
         return value if math.isfinite(value) else {"$t": "float", "v": repr(value)}
     if isinstance(value, list):
