@@ -24,6 +24,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,7 @@ LABELS = (
     "Checkpoint",
 )
 SAMPLE = 50  # nodes per label
+POLL_S = 0.2
 NEO4J_URI = typer.Option(
     None,
     "--neo4j-uri",
@@ -86,24 +88,31 @@ class Step:
 
 
 def threadline(args: list[str], env: dict[str, str]) -> Timed:
-    """`threadline ARGS` as its own process: wall time, peak RSS (`wait4`), last line."""
+    """`threadline ARGS` as its own process: wall time, peak RSS, its last line. The peak
+    is the process's own high-water mark (VmHWM), read every `POLL_S` while it runs (the
+    kernel's `wait4` account would start from the harness's own size, inherited at fork)."""
     began = time.perf_counter()
-    with subprocess.Popen(
-        [sys.executable, "-m", "api.cli", *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    ) as process:
-        assert process.stdout is not None
-        out = process.stdout.read()
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
+    peak = 0.0
+    with (
+        tempfile.TemporaryFile("w+") as out,
+        subprocess.Popen(
+            [sys.executable, "-m", "api.cli", *args],
+            env=env,
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+        ) as process,
+    ):
+        while process.poll() is None:
+            found = service.memory_mb(process.pid)
+            peak = max(peak, found[0] if found else 0.0)
+            time.sleep(POLL_S)
+        out.seek(0)
+        said = out.read()
     seconds = time.perf_counter() - began
     if process.returncode != 0:
-        raise service.ServiceError(f"threadline {' '.join(args)} failed: {out[-2000:]}")
-    lines = out.strip().splitlines()
-    return Timed(seconds, usage.ru_maxrss / 1024, lines[-1] if lines else "")
+        raise service.ServiceError(f"threadline {' '.join(args)} failed: {said[-2000:]}")
+    lines = said.strip().splitlines()
+    return Timed(seconds, peak, lines[-1] if lines else "")
 
 
 def counted(driver: Driver, workspace: str) -> dict[str, int]:
@@ -232,9 +241,10 @@ def backups(
     began = time.perf_counter()
     try:
         with GraphDatabase.driver(uri, auth=auth) as driver:
-            facts = {**machine(), **versions(driver, "neo4j")}
+            facts = {**machine(), **versions(driver, "neo4j"), "load average at start": _load()}
             for workspace in (WORKSPACE, COPY):
                 wipe(driver, "neo4j", workspace)
+            threadline(["migrate"], env)  # the schema a serving Threadline has
             family, have = 0, 0
             writer = BulkWriter(driver, "neo4j", WORKSPACE)
             for label, threads in ((k, n) for k, n in SCALES.items() if n <= SCALES[scale]):
@@ -245,10 +255,14 @@ def backups(
                 one_step(driver, step, folder, env, seed)
                 steps.append(step)
                 typer.echo("\n".join(report(steps[-1:], {})[4:]), err=True)
+                if output is not None:  # each step as it ends: a long run may be stopped
+                    so_far = {**facts, "steps done": ", ".join(s.label for s in steps)}
+                    output.write_text("\n".join(report(steps, so_far)) + "\n")
     finally:
         if instance is not None:
             instance.stop()
     facts["whole run"] = f"{(time.perf_counter() - began) / 60:.0f} min"
+    facts["load average at end"] = _load()
     if note:
         facts["note"] = note
     lines = report(steps, facts)
@@ -257,6 +271,11 @@ def backups(
         output.write_text("\n".join(lines) + "\n")
     if any(step.differences for step in steps):
         raise typer.Exit(2)
+
+
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages: the box is shared, and its figures with it."""
+    return " / ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 def _threads(driver: Driver) -> int:
