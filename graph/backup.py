@@ -23,14 +23,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from neo4j.exceptions import Neo4jError
 
 from graph import gates, snapshot
 from graph.errors import ThreadlineError, being_restored
 from graph.snapshot import Counts, Header
-from graph.staging import Pass, Staging
+from graph.staging import Pass, Sink, Staging
 from graph.store import Row, Store, Tx
 
 T = TypeVar("T")
@@ -44,10 +44,6 @@ PAUSE_TRIES = 3
 # Bookkeeping of the live store (the write position a node was written at), never part
 # of a snapshot: in a restored workspace it would name positions of another gate.
 NOT_SNAPSHOT = frozenset({"gateSlot", "gateSeq"})
-
-
-class Sink(Protocol):
-    def write(self, text: str, /) -> int: ...
 
 
 class WorkspaceChangedError(RuntimeError):
@@ -107,7 +103,7 @@ async def backup(
         with TemporaryDirectory(prefix="threadline-backup-") as folder:
             return await backup(
                 store, workspace, sink, now, timeout_s, progress, pause_s=pause_s,
-                staging=Path(folder),
+                staging=Path(folder) / "passes",
             )  # fmt: skip
     reader = _Reader(store, workspace, timeout_s, progress or (lambda step: None))
     with Staging(staging) as staged:

@@ -24,12 +24,16 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 
+from neo4j.exceptions import DriverError, Neo4jError
+
 from graph import gates, queries, snapshot
+from graph.errors import ThreadlineError
 from graph.snapshot import Counts, Header, SnapshotError
 from graph.store import Store, Tx
 
@@ -58,6 +62,19 @@ class RestoreMismatchError(RuntimeError):
 
 class RestoreTakenOverError(RuntimeError):
     """Another process resumed this restore: this one stops writing."""
+
+
+class RestoreStoppedError(RuntimeError):
+    """A restore that stopped after it closed its workspace (Neo4j went away, a batch was
+    refused): the workspace stays closed until the restore is resumed or discarded."""
+
+    def __init__(self, workspace: str, cause: BaseException) -> None:
+        said = getattr(cause, "message", None) or str(cause) or type(cause).__name__
+        super().__init__(
+            f"{said}: the restore stopped, and workspace {workspace!r} stays closed; run the "
+            "same command again to resume it, or `threadline restore --discard "
+            f"{workspace}` to remove it"
+        )
 
 
 @dataclass(frozen=True)
@@ -96,7 +113,7 @@ async def restore(
     say = progress or (lambda step: None)
     text = iter(lines)
     first = next(text, "")
-    records = snapshot.read(_chained(first, text), queries.schema_version())
+    records = snapshot.read(chain([first], text), queries.schema_version())
     target = as_workspace or records.header.workspace
     await store.migrate()
     batches = _Batches(store, target, timeout_s)
@@ -106,14 +123,16 @@ async def restore(
     loader = _Loader(batches, records.header.workspace, target, held, say)
     try:
         await loader.load(records)
+        await batches.name(say)
+        await batches.open()
     except SnapshotError:
         # The snapshot itself cannot be restored (cut off, corrupt, out of order): what it
         # got to write goes, and the workspace opens as it was. Any other stop leaves the
         # workspace closed, to be resumed or discarded.
         await batches.discard(lambda step: None)
         raise
-    await batches.name(say)
-    await batches.open()
+    except (Neo4jError, DriverError, ThreadlineError, OSError) as error:
+        raise RestoreStoppedError(target, error) from error
     say(Step("opened", loader.counts))
     await store.migrate()
     return records.header, target, loader.counts
@@ -124,11 +143,6 @@ async def discard(store: Store, workspace: str, timeout_s: float, progress: Prog
     nodes went. RestoreMismatchError when no restore holds it."""
     batches = _Batches(store, workspace, timeout_s)
     return await batches.discard(progress)
-
-
-def _chained(first: str, rest: Iterator[str]) -> Iterator[str]:
-    yield first
-    yield from rest
 
 
 @dataclass(frozen=True)

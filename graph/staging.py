@@ -20,6 +20,8 @@ Tag = tuple[str, str]  # ("thread", id), ("receipt", commandId), ("limit", id)
 
 
 class Sink(Protocol):
+    """Where a snapshot goes: a text file, or a buffer in tests."""
+
     def write(self, text: str, /) -> int: ...
 
 
@@ -61,7 +63,8 @@ class Pass:
 
 
 class Staging:
-    """The passes of one backup in `folder` (made, and removed when it ends)."""
+    """The passes of one backup in `folder` (made, and removed when it ends; what a killed
+    backup left there goes when the next one begins)."""
 
     def __init__(self, folder: Path) -> None:
         self._folder = folder
@@ -71,6 +74,8 @@ class Staging:
 
     def __enter__(self) -> Staging:
         self._folder.mkdir(exist_ok=True)
+        for stale in self._folder.glob("pass-*.tagged"):  # left by a backup that was killed
+            stale.unlink()
         return self
 
     def __exit__(

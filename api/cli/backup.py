@@ -53,6 +53,7 @@ REFUSALS = (
     restores.WorkspaceNotEmptyError,
     restores.RestoreMismatchError,
     restores.RestoreTakenOverError,
+    restores.RestoreStoppedError,
     snapshots.WorkspaceChangedError,
     GraphTooNewError,
     ThreadlineError,
