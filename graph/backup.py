@@ -40,7 +40,8 @@ RECEIPT_PAGE = 5000
 PAUSE_S = 2.0  # the longest a command waits on a backup's pause
 PAUSE_WHEN = 200  # bundles changed in the last pass, at most, to try the pause
 CATCH_UP_PASSES = 30  # then the pause is tried however many changed
-PAUSE_TRIES = 3
+PAUSE_TRIES = 3  # pauses a write landed in past the gate, before the backup stops
+LATE_TRIES = 10  # pauses that could not end in time, before it stops
 # Bookkeeping of the live store (the write position a node was written at), never part
 # of a snapshot: in a restored workspace it would name positions of another gate.
 NOT_SNAPSHOT = frozenset({"gateSlot", "gateSeq"})
@@ -145,21 +146,15 @@ class _Reader:
         staged.settle(first)
         if await self._read(self._fingerprint) == before:
             return 1, 0.0
-        changed, catch_ups, refused = -1, 0, 0
+        changed, catch_ups = -1, 0
+        failed: dict[str, int] = {"late": 0, "moved": 0}
         while True:
             if 0 <= changed <= PAUSE_WHEN or catch_ups >= CATCH_UP_PASSES:
-                paused_ms = await self._paused(staged, marks, pause_s)
-                if paused_ms is not None:
-                    return len(staged.passes), paused_ms
-                refused += 1
-                if refused >= PAUSE_TRIES:
-                    raise WorkspaceChangedError(
-                        f"workspace {self._workspace!r} changed past its write gate during "
-                        f"each of {PAUSE_TRIES} pauses (a Threadline older than this one "
-                        "writing it, or Cypher run by hand?): back it up when those writes "
-                        "stop (or dump the whole managed Neo4j while it is stopped: "
-                        "`threadline neo4j dump`)"
-                    )
+                held_ms, outcome = await self._paused(staged, marks, pause_s)
+                if outcome == "held":
+                    return len(staged.passes), held_ms
+                failed[outcome] += 1
+                self._give_up(failed, pause_s)
             later = await self._read(self._marks)
             changes = await self._read(self._changes, marks)
             pass_ = staged.new_pass()
@@ -188,10 +183,26 @@ class _Reader:
         await self._read(self._limits, pass_, None)
         self.say(Step("reading", threads=threads, total=total, lines=pass_.lines))
 
-    async def _paused(self, staged: Staging, marks: list[int], pause_s: float) -> float | None:
+    def _give_up(self, failed: dict[str, int], pause_s: float) -> None:
+        """WorkspaceChangedError once pauses failed too often: writes landed past the gate
+        in PAUSE_TRIES of them, or LATE_TRIES could not end within `pause_s`."""
+        if failed["moved"] >= PAUSE_TRIES:
+            raise WorkspaceChangedError(
+                f"workspace {self._workspace!r} changed past its write gate during "
+                f"{PAUSE_TRIES} pauses (a Threadline older than this one writing it, or "
+                "Cypher run by hand?): back it up when those writes stop (or dump the whole "
+                "managed Neo4j while it is stopped: `threadline neo4j dump`)"
+            )
+        if failed["late"] >= LATE_TRIES:
+            raise WorkspaceChangedError(
+                f"the last changes to workspace {self._workspace!r} could not be read within "
+                f"--pause-s {pause_s:g} on any of {LATE_TRIES} tries: give the pause longer"
+            )
+
+    async def _paused(self, staged: Staging, marks: list[int], pause_s: float) -> tuple[float, str]:
         """The last pass, with the workspace's writers held at its gate: how long they
-        were held (ms), or None when it could not end within `pause_s` or a write landed
-        past the gate (its reads are then dropped)."""
+        were held (ms), and "held"; or "late" when it could not end within `pause_s`, or
+        "moved" when a write landed past the gate (its reads are then dropped)."""
         pass_ = staged.new_pass()
         started = time.perf_counter()
 
@@ -203,19 +214,20 @@ class _Reader:
 
         try:
             same = await self._store.long(work, write=True, timeout_s=pause_s, keep=False)
+            outcome = "held" if same else "moved"
         except Neo4jError as error:
             if not (error.is_retryable() or "Transaction" in (error.code or "")):
                 raise  # a statement the server refuses is a bug, not a busy workspace
-            same = False
+            outcome = "late"
         except ThreadlineError:
-            same = False
-        paused_ms = (time.perf_counter() - started) * 1000
-        if not same:
+            outcome = "late"
+        held_ms = (time.perf_counter() - started) * 1000
+        if outcome != "held":
             staged.drop(pass_)
-            return None
+            return held_ms, outcome
         staged.settle(pass_)
-        self.say(Step("paused", changed=len(pass_.bundles), paused_ms=paused_ms))
-        return paused_ms
+        self.say(Step("paused", changed=len(pass_.bundles), paused_ms=held_ms))
+        return held_ms, outcome
 
     async def _again(self, tx: Tx, changes: _Changes, pass_: Pass) -> None:
         """Read again what changed: the bundles of its threads, its receipts, its limits."""
