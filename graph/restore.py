@@ -41,9 +41,10 @@ BATCH_ROWS = 1000
 # A batch also ends at this much snapshot text: nodes differ in size by a thousandfold
 # (a full handoff holds about 250 KB), and a transaction's memory follows their bytes.
 BATCH_CHARS = 1 << 18
-# Naming a node changes its workspace in every index that holds it (about 2 KB of
-# transaction state each): 1,000 a transaction stays near 2 MB.
-NAME_BATCH = 1000
+# Naming a node changes its workspace in every index that holds it: 500 a transaction
+# hold a few MB. On a Neo4j whose transaction memory is smaller still, a batch that
+# exceeds it is tried again at half its size (`_named`).
+NAME_BATCH = 500
 # How long after closing a workspace its restored nodes may take its name: the time an
 # API process trusts what it last read of closed workspaces (`gates.TRUST_S`), with room
 # to spare. An operation that read the workspace as open then checks again as it ends, so
@@ -228,9 +229,18 @@ class _Batches:
         closed_for = await self._store.long(loaded, write=True, timeout_s=self._timeout_s)
         if closed_for < DRAIN_S:
             await asyncio.sleep(DRAIN_S - closed_for)
-        named = 0
+        named, size = 0, NAME_BATCH
         say(Step("naming", Counts()))
-        while batch := await self._repeat("restore/name", "named", NAME_BATCH):
+        while True:
+            try:
+                batch = await self._repeat("restore/name", "named", size)
+            except Neo4jError as error:
+                if "Memory" not in (error.code or "") or size == 1:
+                    raise
+                size //= 2  # rolled back whole: the same nodes, fewer at a time
+                continue
+            if not batch:
+                return
             named += batch
             say(Step("naming", Counts(), named=named))
 

@@ -114,7 +114,7 @@ class Tx:
         self._store.remember_shape(name, text, params)
         await self._store.planned(name, text, params)
         tracer = self._store.tracer
-        if tracer is None:
+        if tracer is None or not self.counted:  # housekeeping is no request's statement
             return await self._fetch(text, params)
         attributes = self._store.span_attributes(name, params)
         with tracer.start_as_current_span(
