@@ -30,6 +30,7 @@ from strawberry.types.unset import UNSET, UnsetType
 
 from api.audit import Audit
 from api.auth import TokenBook, unauthenticated
+from api.closed import ClosedWorkspaces
 from api.commands import warm_up
 from api.commands.caller import Caller
 from api.commands.summarizer_client import ConfiguredSummarizer
@@ -307,6 +308,7 @@ def create_app(
             sockets=SocketSlots(settings.max_connections_per_token),
             audit=audit,
             rate_limits=rate_limits(settings),
+            closed=ClosedWorkspaces(active),
             summarizer=summarizer,
         )
         with collector.settled(), audit.opened(), reload_on_sighup(tokens):

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from api.audit import Audit
+from api.closed import ClosedWorkspaces
 from api.commands.summarizer_client import ConfiguredSummarizer
 from api.graphql.event_feed import EventFeeds
 from api.http.rate_limits import RateLimits
@@ -44,4 +45,5 @@ class Services:
     sockets: SocketSlots
     audit: Audit
     rate_limits: RateLimits
+    closed: ClosedWorkspaces  # those a restore holds closed, as this process knows them
     summarizer: ConfiguredSummarizer | None = None  # None: no SUMMARIZER_URL set

@@ -114,9 +114,17 @@ def bench(
 
 # The other benchmarks, by their first argument: each is the function of that name in
 # bench/<name>.py (fairness of the rate limit, many live subscribers, a 2,000-thread
-# family, recovery after Neo4j dies; the generated session files and the fidelity of
-# handoffs, both in-process), imported only when chosen.
-OTHER_BENCHMARKS = ("fairness", "subscriptions", "family", "recovery", "sessions", "handoffs")
+# family, recovery after Neo4j dies, backup and restore at scale; the generated session
+# files and the fidelity of handoffs, both in-process), imported only when chosen.
+OTHER_BENCHMARKS = (
+    "fairness",
+    "subscriptions",
+    "family",
+    "recovery",
+    "backups",
+    "sessions",
+    "handoffs",
+)
 
 
 def main() -> None:

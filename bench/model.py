@@ -123,6 +123,12 @@ def _ranges(ordinals: Iterable[int]) -> list[int]:
     return Ranges.of(ordinals).flatten()
 
 
+# The write position a thread or receipt carries (docs/MODEL.md, "Write gates"): written
+# in bulk, before any command passed the workspace's gate, so no backup reads it again as
+# written after its own start.
+BULK_POSITION = {"gateSlot": 0, "gateSeq": 0}
+
+
 def thread_props(thread: ThreadRecord, workspace: str) -> Row:
     rolled_back = _ranges(r.ordinal for r in thread.runs if r.status == "ROLLED_BACK")
     return _present(
@@ -143,6 +149,7 @@ def thread_props(thread: ThreadRecord, workspace: str) -> Row:
             "historyJson": _history(
                 "thread", (thread.created_at, {"cleanContextRequested": False})
             ),
+            **BULK_POSITION,
         }
     )
 
@@ -304,6 +311,7 @@ def event_props(event: EventRecord, seq: int, thread_id: str, workspace: str) ->
 
 def receipt_props(receipt: ReceiptRecord, workspace: str) -> Row:
     return {
+        **BULK_POSITION,
         "workspace": workspace,
         "commandId": receipt.command_id,
         "mutation": receipt.mutation,

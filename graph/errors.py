@@ -76,3 +76,14 @@ def conflict(message: str) -> ThreadlineError:
 
 def invalid(message: str) -> ThreadlineError:
     return ThreadlineError(ErrorCode.INVALID_INPUT, message)
+
+
+def being_restored(workspace: str) -> ThreadlineError:
+    """A workspace a restore holds closed (docs/MODEL.md, "Write gates"): nothing of it is
+    read or written until the restore ends or is discarded."""
+    return ThreadlineError(
+        ErrorCode.UNAVAILABLE,
+        f"Workspace {workspace!r} is being restored (or a restore of it stopped): it answers "
+        "again once `threadline restore` has finished it, or `threadline restore --discard` "
+        "has removed it; nothing was read or written.",
+    )

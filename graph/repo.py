@@ -18,7 +18,7 @@ from typing import Any, TypedDict, TypeVar, Unpack
 from neo4j.time import DateTime
 from pydantic import BaseModel
 
-from graph import history
+from graph import gates, history
 from graph.history import NodeKind, Timeline, Versioned
 from graph.models import (
     DIGEST_VERSION,
@@ -241,10 +241,13 @@ async def states(
     """The state of the thread named by its id or by `options` (its write lock taken first
     with `lock`; with `lock_ends` also those of the threads at the other end of its pending
     transfers, with `lock_parent` its parent's), and what `options` ask for with it. A
-    write statement either way: call it in a write transaction."""
+    write statement either way: call it in a write transaction. With `lock`, the
+    transaction's slot of the write gate is locked first (graph/gates.py); None also when
+    a restore holds the workspace closed (`gates.closed` tells which)."""
     rows = await tx.rows(
         "thread/state",
         workspace=workspace,
+        gate=gates.slot(tx) if lock else None,
         threadId=thread_id,
         runId=options.get("run_id"),
         providerThreadId=options.get("provider_thread_id"),
@@ -258,6 +261,7 @@ async def states(
         extra=list(options.get("extra", ())),
         limitsAt=options.get("limits_at"),
     )
+    tx.gated = tx.gated or lock
     main: ThreadState | None = None
     others: dict[str, ThreadState] = {}
     for row in rows:
@@ -503,7 +507,8 @@ async def thread_items(
 
 async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None = None) -> None:
     """Everything `plan` writes, and the command's receipt, in one statement (of only the
-    sections the plan uses)."""
+    sections the plan uses), after the transaction has passed the write gate."""
+    await gates.pass_gate(tx, workspace)
     groups: dict[str, list[dict[str, Any]]] = {}
     for event in plan.events:
         groups.setdefault(event.threadId, []).append(
@@ -521,6 +526,7 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
     await tx.sectioned_rows(
         "plan/apply",
         workspace=workspace,
+        gate=gates.slot(tx),
         threads=[
             row(_born("thread", props(t.thread), at), sourceRunOrdinal=t.sourceRunOrdinal)
             for t in plan.threads
@@ -594,4 +600,11 @@ async def find_receipt(tx: Tx, workspace: str, command_id: CommandId) -> Row | N
 
 
 async def rewrite_receipt(tx: Tx, workspace: str, command_id: CommandId, result: str) -> None:
-    await tx.rows("command/rewrite", workspace=workspace, commandId=command_id, result=result)
+    await gates.pass_gate(tx, workspace)
+    await tx.rows(
+        "command/rewrite",
+        workspace=workspace,
+        commandId=command_id,
+        result=result,
+        gate=gates.slot(tx),
+    )

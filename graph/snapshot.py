@@ -15,7 +15,8 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import timezone
+from datetime import date, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytz  # type: ignore[import-untyped]  # the driver's own zones (it depends on it)
@@ -134,10 +135,47 @@ def encode_map(props: dict[str, Any]) -> dict[str, Any]:
     return {key: encode(value) for key, value in props.items()}
 
 
+@dataclass(frozen=True)
+class OffsetDateTime:
+    """A datetime with an offset (no named zone), as `DateTime.iso_format` writes it."""
+
+    text: str
+
+
+EPOCH = date(1970, 1, 1)
+
+
+def offset_datetime(epoch_seconds: int, nanosecond: int, offset_seconds: int) -> OffsetDateTime:
+    """The datetime Neo4j answers by its parts (backup/bundles), without the driver's
+    conversion of each value (tens of microseconds: docs/MODEL.md, "Reading times"); its
+    text is `neo4j.time.DateTime.iso_format()`'s, nanoseconds and offset in full."""
+    days, seconds = divmod(epoch_seconds + offset_seconds, 86400)
+    day = EPOCH + timedelta(days=days)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    sign = "-" if offset_seconds < 0 else "+"
+    offset_hours, offset_minutes = divmod(abs(offset_seconds // 60), 60)
+    return OffsetDateTime(
+        f"{day.year:04d}-{day.month:02d}-{day.day:02d}T{hours:02d}:{minutes:02d}:"
+        f"{seconds:02d}.{nanosecond:09d}{sign}{offset_hours:02d}:{offset_minutes:02d}"
+    )
+
+
+def from_pairs(pairs: list[list[Any]]) -> dict[str, Any]:
+    """Properties as backup/bundles answers them: `[key, value]`, or for a datetime with an
+    offset in years 1-9999 `[key, epochSeconds, nanosecond, offsetSeconds]`."""
+    return {
+        pair[0]: pair[1] if len(pair) == 2 else offset_datetime(pair[1], pair[2], pair[3])
+        for pair in pairs
+    }
+
+
 def encode(value: Any) -> Any:
     """A property value as JSON; `decode` gives back the same Neo4j value."""
     if isinstance(value, bool | int | str):
         return value
+    if isinstance(value, OffsetDateTime):
+        return {"$t": "datetime", "v": value.text}
     if isinstance(value, float):
         return value if math.isfinite(value) else {"$t": "float", "v": repr(value)}
     if isinstance(value, list):
@@ -171,6 +209,20 @@ def _encode_datetime(value: DateTime) -> dict[str, Any]:
 
 def decode_map(props: dict[str, Any]) -> dict[str, Any]:
     return {key: decode(value) for key, value in props.items()}
+
+
+def split_times(props: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """`props` decoded (`decode_map`), but for its datetimes with an offset, which come
+    apart as their ISO text for Cypher's `datetime()` to make: the same value, without the
+    driver's conversion of each (tens of microseconds; docs/MODEL.md, "Writing times")."""
+    decoded: dict[str, Any] = {}
+    times: dict[str, str] = {}
+    for key, value in props.items():
+        if isinstance(value, dict) and value.get("$t") == "datetime" and "zone" not in value:
+            times[key] = value["v"]
+        else:
+            decoded[key] = decode(value)
+    return decoded, times
 
 
 def decode(value: Any) -> Any:
@@ -231,9 +283,10 @@ class Records:
 
 @dataclass
 class Position:
-    """The number of the line a snapshot has been read to."""
+    """The number of the line a snapshot has been read to, and that line's length."""
 
     line: int = 0
+    size: int = 0
 
 
 def read(lines: Iterable[str], code_schema: int) -> Records:
@@ -265,11 +318,35 @@ def read(lines: Iterable[str], code_schema: int) -> Records:
     return Records(header, stream, at)
 
 
+def check_complete(path: Path) -> None:
+    """SnapshotError unless the file's last line is a trailer: a file cut off (the usual
+    damage: a copy that stopped, a full disk) is refused before a restore writes anything.
+    Reads the file once, in binary, to number its last line."""
+    newlines, tail = 0, b""
+    with path.open("rb") as file:
+        while chunk := file.read(1 << 20):
+            newlines += chunk.count(b"\n")
+            tail = (tail + chunk)[-(1 << 16) :]
+    text = tail.rstrip()
+    if not text:
+        raise SnapshotError("the file is empty: not a Threadline snapshot")
+    number = newlines - tail[len(text) :].count(b"\n") + 1  # of the last line with text
+    try:
+        record = json.loads(text.rsplit(b"\n", 1)[-1])
+    except ValueError as error:
+        what = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+        raise SnapshotError(f"line {number} is not JSON ({what}): cut off or corrupt") from error
+    if not isinstance(record, dict) or record.get("end") is not True:
+        raise SnapshotError(
+            f"the snapshot ends at line {number}, before its last line: it is incomplete"
+        )
+
+
 def _records(lines: Iterable[str], at: Position) -> Iterator[Any]:
     """Each non-blank line as JSON; one that is not (a file cut off mid-line, or another
     file's text) stops the read with its line number."""
     for number, line in enumerate(lines, start=1):
-        at.line = number
+        at.line, at.size = number, len(line)
         if not line.strip():
             continue
         try:

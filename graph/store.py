@@ -88,6 +88,12 @@ class Tx:
     def __init__(self, tx: AsyncManagedTransaction | AsyncTransaction, store: Store) -> None:
         self._tx = tx
         self._store = store
+        # The slot of its workspace's write gate this transaction passes, once it has
+        # (graph/gates.py): the same slot for every statement of one transaction.
+        self.gate_slot: int | None = None
+        self.gated = False
+        # A process's own housekeeping (Store.read(counted=False)) is no request's cost.
+        self.counted = True
 
     async def rows(self, name: str, **params: Any) -> list[Row]:
         return await self._run(name, queries.load(name), params)
@@ -105,11 +111,11 @@ class Tx:
     async def _run(self, name: str, text: str, params: dict[str, Any]) -> list[Row]:
         """Every statement a request sends passes here: counted, and traced when the
         store has a tracer (only while traces are exported: api/process/telemetry.py)."""
-        self._store.round_trips += 1
+        self._store.round_trips += 1 if self.counted else 0
         self._store.remember_shape(name, text, params)
         await self._store.planned(name, text, params)
         tracer = self._store.tracer
-        if tracer is None:
+        if tracer is None or not self.counted:  # housekeeping is no request's statement
             return await self._fetch(text, params)
         attributes = self._store.span_attributes(name, params)
         with tracer.start_as_current_span(
@@ -124,7 +130,7 @@ class Tx:
     async def stream(self, name: str, **params: Any) -> AsyncIterator[Row]:
         """A named query's rows one at a time, as the driver fetches them in batches:
         memory stays constant however many rows it answers."""
-        self._store.round_trips += 1
+        self._store.round_trips += 1 if self.counted else 0
         result = await self._tx.run(queries.load(name), params)
         async for record in result:
             yield dict(record)
@@ -275,8 +281,10 @@ class Store:
         await asyncio.gather(*background, return_exceptions=True)
         await self._driver.close()
 
-    async def read(self, work: TxWork[T]) -> T:
-        return await self._execute(work, write=False, idempotent=True)
+    async def read(self, work: TxWork[T], *, counted: bool = True) -> T:
+        """`counted=False`: the process's housekeeping (what it knows of closed workspaces,
+        api/closed.py), which `round_trips` leaves out, as it does the warm-up."""
+        return await self._execute(work, write=False, idempotent=True, counted=counted)
 
     async def write(self, work: TxWork[T], *, idempotent: bool = False) -> T:
         """`idempotent`: running `work` again after a commit is harmless (it finds its
@@ -483,10 +491,11 @@ class Store:
         found = await self.graph_version()
         return [migration for migration in queries.migrations() if migration.version > found]
 
-    async def long(self, work: TxWork[T], *, write: bool, timeout_s: float) -> T:
+    async def long(self, work: TxWork[T], *, write: bool, timeout_s: float, keep: bool = True) -> T:
         """`work` in one explicit transaction of up to `timeout_s`, never retried: for a
         backup or a restore, which the operator runs again if it fails. A write commits
-        only when `work` returns; any error rolls it back whole."""
+        only when `work` returns (and `keep`: else it is rolled back all the same, as a
+        backup's pause, which writes only to take locks); any error rolls it back whole."""
         mode = WRITE_ACCESS if write else READ_ACCESS
         try:
             async with self._driver.session(
@@ -497,7 +506,8 @@ class Store:
                 tx = await session.begin_transaction(timeout=timeout_s)
                 try:
                     result = await work(Tx(tx, self))
-                    await tx.commit()
+                    if keep:
+                        await tx.commit()
                     return result
                 finally:
                     await tx.close()  # after a commit, nothing; else a rollback
@@ -511,7 +521,9 @@ class Store:
         # One bookmark manager per store: read-your-writes across sessions, also on clusters.
         return self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
 
-    async def _execute(self, work: TxWork[T], *, write: bool, idempotent: bool) -> T:
+    async def _execute(
+        self, work: TxWork[T], *, write: bool, idempotent: bool, counted: bool = True
+    ) -> T:
         deadline = _deadline.get() or time.monotonic() + self._timeout_s
         retrying = AsyncRetrying(
             retry=retry_if_exception(lambda error: isinstance(error, _Transient)),
@@ -523,7 +535,9 @@ class Store:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._attempt(work, write, idempotent, deadline, tries)
+                    return await self._attempt(
+                        work, write, idempotent, deadline, tries, counted
+                    )
         except _Transient as gave_up:
             raise tries.answer(gave_up.error) from gave_up
         except ThreadlineError as error:
@@ -534,7 +548,13 @@ class Store:
         raise AssertionError("tenacity ends with a result or an error")  # pragma: no cover
 
     async def _attempt(
-        self, work: TxWork[T], write: bool, idempotent: bool, deadline: float, tries: _Tries
+        self,
+        work: TxWork[T],
+        write: bool,
+        idempotent: bool,
+        deadline: float,
+        tries: _Tries,
+        counted: bool,
     ) -> T:
         state = _Attempt()
         budget = deadline - ANSWER_MARGIN_S - time.monotonic()
@@ -543,7 +563,9 @@ class Store:
 
         @unit_of_work(timeout=budget)
         async def in_tx(tx: AsyncManagedTransaction) -> T:
-            result = await work(Tx(tx, self))
+            done = Tx(tx, self)
+            done.counted = counted
+            result = await work(done)
             state.committing = True
             return result
 

@@ -15,20 +15,25 @@ from neo4j.exceptions import Neo4jError
 from api.cli import checked
 from api.cli.checked import file_to_write
 from api.cli.checked import settings as checked_settings
+from api.cli.progress import CountedLines, Progress
+from api.cli.target import say
 from graph import backup as snapshots
+from graph import restore as restores
 from graph.errors import ThreadlineError
 from graph.runtime.local_neo4j import LocalNeo4jError
-from graph.snapshot import Counts, Header, SnapshotError
+from graph.snapshot import Counts, Header, SnapshotError, check_complete
 from graph.store import GraphTooNewError, Store
 
 T = TypeVar("T")
-ATTEMPTS = 3  # a backup that raced a write is taken again, up to this many times
-TIMEOUT = typer.Option(3600.0, "--timeout-s", help="Bound of the one transaction.")
+TIMEOUT = typer.Option(3600.0, "--timeout-s", help="Bound of each transaction.")
 BACKUP_FILE = typer.Argument(
     ..., help="The snapshot to write (JSON Lines).", callback=file_to_write
 )
 SNAPSHOT_FILE = typer.Argument(
-    ..., help="A snapshot written by `threadline backup`.", exists=True, dir_okay=False
+    None,
+    help="A snapshot written by `threadline backup` (not with --discard).",
+    exists=True,
+    dir_okay=False,
 )
 AS_WORKSPACE = typer.Option(
     None,
@@ -36,9 +41,19 @@ AS_WORKSPACE = typer.Option(
     help="Restore into this workspace instead of the snapshot's.",
     callback=checked.workspace,
 )
+DISCARD = typer.Option(
+    None,
+    "--discard",
+    metavar="WORKSPACE",
+    help="Remove what a stopped restore of WORKSPACE wrote, and open it again (empty).",
+    callback=checked.workspace,
+)
 REFUSALS = (
     SnapshotError,
-    snapshots.WorkspaceNotEmptyError,
+    restores.WorkspaceNotEmptyError,
+    restores.RestoreMismatchError,
+    restores.RestoreTakenOverError,
+    restores.RestoreStoppedError,
     snapshots.WorkspaceChangedError,
     GraphTooNewError,
     ThreadlineError,
@@ -54,50 +69,110 @@ def backup_workspace(
         "default", help="The workspace to back up.", callback=checked.workspace
     ),
     timeout_s: float = TIMEOUT,
+    pause_s: float = typer.Option(
+        snapshots.PAUSE_S,
+        "--pause-s",
+        help="The longest the workspace's writers wait on the backup's last pass.",
+        min=0.1,
+    ),
 ) -> None:
-    """Write one workspace to FILE: a consistent snapshot, read in one transaction."""
+    """Write one workspace to FILE: a snapshot consistent as of one instant, taken while
+    commands go on writing it (they wait at most --pause-s once)."""
     partial = file.with_name(f".{file.name}.partial")
+    staging = file.with_name(f".{file.name}.staging")
+    shown = Progress("backup", say)
 
-    async def attempt(store: Store) -> Counts:
-        for tries in range(1, ATTEMPTS + 1):
-            try:
-                with partial.open("w", encoding="utf-8") as sink:
-                    now = datetime.now(UTC).isoformat()
-                    return await snapshots.backup(store, workspace, sink, now, timeout_s)
-            except snapshots.WorkspaceChangedError as error:
-                if tries == ATTEMPTS:
-                    raise snapshots.WorkspaceChangedError(
-                        f"{error}, on each of {ATTEMPTS} tries: back it up when its writes "
-                        "pause (or dump the whole managed Neo4j while it is stopped: "
-                        "`threadline neo4j dump`)"
-                    ) from error
-        raise AssertionError("the loop returns or raises")  # pragma: no cover
+    def step(done: snapshots.Step) -> None:
+        _backup_line(shown, done, workspace)
+
+    async def take(store: Store) -> snapshots.Taken:
+        with partial.open("w", encoding="utf-8") as sink:
+            now = datetime.now(UTC).isoformat()
+            return await snapshots.backup(
+                store, workspace, sink, now, timeout_s, step, pause_s=pause_s, staging=staging
+            )
 
     try:
-        counts = _run(attempt)
-        if counts.nodes == 0:  # most often a mistyped name: a file of nothing hides it
+        taken = _run(take)
+        if taken.counts.nodes == 0:  # most often a mistyped name: a file of nothing hides it
             typer.echo(f"workspace {workspace!r} holds nothing: no snapshot written", err=True)
             raise typer.Exit(1)
     except typer.Exit:
         partial.unlink(missing_ok=True)  # FILE is written whole or not at all
         raise
     partial.replace(file)
+    counts = taken.counts
+    paused = f"; writers paused {taken.paused_ms:,.0f} ms" if taken.paused_ms else ""
     typer.echo(
         f"wrote workspace {workspace!r}: {counts.nodes} nodes, "
-        f"{counts.relationships} relationships to {file}"
+        f"{counts.relationships} relationships to {file} ({taken.passes} "
+        f"pass{'es' if taken.passes > 1 else ''}{paused})"
     )
 
 
+def _backup_line(shown: Progress, done: snapshots.Step, workspace: str) -> None:
+    """A backup's progress (api/cli/progress.py): its phases and its counts."""
+    if done.phase in ("reading", "writing") and not (done.total or done.lines):
+        return  # nothing to say of an empty workspace but that it is (backup_workspace)
+    match done.phase:
+        case "reading":
+            shown.phase("reading", f"reading workspace {workspace!r} ({done.total:,} threads)")
+            shown.counts(
+                f"{done.threads:,} of {done.total:,} threads read ({done.lines:,} lines)",
+                done.lines,
+                "lines",
+            )
+        case "catching up":
+            shown.phase("catching up", "reading again what commands wrote meanwhile")
+            shown.counts(
+                f"pass {done.passes}: {done.changed:,} threads, receipts or limits changed",
+                done.passes,
+                "passes",
+                now=True,
+            )
+        case "paused":
+            shown.phase(
+                "paused",
+                f"writers held {done.paused_ms:,.0f} ms while the last {done.changed:,} "
+                "changes were read",
+            )
+        case "writing":
+            shown.phase(
+                "writing",
+                f"read in {shown.elapsed():,.1f} s; writing the snapshot from "
+                f"{done.passes} pass(es)",
+            )
+
+
 def restore_workspace(
-    file: Path = SNAPSHOT_FILE,
+    file: Path | None = SNAPSHOT_FILE,
     as_workspace: str | None = AS_WORKSPACE,
+    discard: str | None = DISCARD,
     timeout_s: float = TIMEOUT,
 ) -> None:
-    """Load a snapshot into an empty workspace, in one transaction, then migrate."""
+    """Load a snapshot into an empty workspace in batches, then migrate. The workspace is
+    closed until the restore ends: run again with the same snapshot, a restore that
+    stopped resumes; --discard removes it."""
+    if discard is not None:
+        if file is not None or as_workspace is not None:
+            raise typer.BadParameter("--discard takes no FILE and no --as-workspace")
+        _discard(discard, timeout_s)
+        return
+    if file is None:
+        raise typer.BadParameter("name the snapshot FILE to restore (or --discard WORKSPACE)")
+    lines = CountedLines(file)
+    shown = Progress("restore", say)
+    try:
+        check_complete(file)  # a cut-off file is refused before anything is written
+    except SnapshotError as error:
+        typer.echo(_one_line(error), err=True)
+        raise typer.Exit(1) from error
+
+    def step(done: restores.Step) -> None:
+        _restore_line(shown, done, lines)
 
     async def load(store: Store) -> tuple[Header, str, Counts]:
-        with file.open(encoding="utf-8") as lines:
-            return await snapshots.restore(store, lines, as_workspace, timeout_s)
+        return await restores.restore(store, lines, as_workspace, timeout_s, step)
 
     header, workspace, counts = _run(load)
     typer.echo(
@@ -107,9 +182,49 @@ def restore_workspace(
     )
 
 
+def _restore_line(shown: Progress, done: restores.Step, lines: CountedLines) -> None:
+    """A restore's progress (api/cli/progress.py): its phases and its counts."""
+    counts = done.counts
+    written = f"{counts.nodes:,} nodes, {counts.relationships:,} relationships"
+    match done.phase:
+        case "resuming":
+            shown.phase(
+                "resuming",
+                f"resuming a restore that stopped at line {done.line:,} ({written} written)",
+                done.line,
+            )
+        case "loading":
+            shown.phase("loading", "loading the snapshot (the workspace stays closed)", 0)
+            shown.counts(f"{written} written, {lines.share()}% of the file", done.line, "lines")
+        case "naming":
+            shown.phase("naming", "giving the restored nodes the workspace's name")
+            shown.counts(f"{done.named:,} nodes named", done.named, "nodes")
+        case "opened":
+            shown.phase(
+                "opened", f"done in {shown.elapsed():,.1f} s: {written}; the workspace is open"
+            )
+
+
+def _discard(workspace: str, timeout_s: float) -> None:
+    shown = Progress("restore --discard", say)
+
+    def step(done: restores.Step) -> None:
+        shown.phase("discarding", f"deleting what the restore of {workspace!r} wrote")
+        shown.counts(f"{done.counts.nodes:,} nodes deleted", done.counts.nodes, "nodes")
+
+    async def work(store: Store) -> int:
+        return await restores.discard(store, workspace, timeout_s, step)
+
+    deleted = _run(work)
+    typer.echo(
+        f"discarded the restore of workspace {workspace!r}: {deleted} nodes deleted; "
+        "it is open, and empty"
+    )
+
+
 def _run(work: Callable[[Store], Awaitable[T]]) -> T:
     from api.app import connect_store
-    from api.cli.target import neo4j_target, quiet_driver_notifications, say
+    from api.cli.target import neo4j_target, quiet_driver_notifications
 
     quiet_driver_notifications()
 

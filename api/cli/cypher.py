@@ -83,7 +83,10 @@ def _read(text: str, values: dict[str, Any]) -> readonly.Table:
     try:
         target = neo4j_target(Settings(), announce=say)
         with readonly.connect(target.uri, target.auth, target.database) as graph:
-            return graph.run(text, values)
+            graph.refuse_closed(values["workspace"])
+            table = graph.run(text, values)
+            graph.refuse_closed(values["workspace"])
+            return table
     except readonly.WriteRefusedError as error:
         _fail(str(error), 2)
     except (readonly.ConsoleError, LocalNeo4jError) as error:

@@ -83,11 +83,15 @@ class FamilyExport:
 
 
 def load_family(graph: ReadOnlyGraph, thread_id: str, workspace: str) -> FamilyExport | None:
-    """The family of `thread_id` in `workspace`, or None when there is no such thread."""
+    """The family of `thread_id` in `workspace`, or None when there is no such thread.
+    ConsoleError while a restore holds the workspace closed, at the read's start or end
+    (docs/MODEL.md, "Restores"): nothing of a restore that has not ended is written out."""
+    graph.refuse_closed(workspace)
     table = graph.run(
         queries.load("export/family"), {"threadId": thread_id, "workspace": workspace}
     )
     records = table.records()
+    graph.refuse_closed(workspace)
     if not records:
         return None
     threads = [_thread(record) for record in records]

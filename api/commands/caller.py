@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar, Unpack
 
-from graph import repo
-from graph.errors import not_found
+from graph import gates, repo
+from graph.errors import being_restored, not_found
 from graph.models import HandoffNode, RunNode, SummarySource, ThreadState
 from graph.store import Tx
 from resolvers.content import Content
@@ -94,6 +94,8 @@ async def states(
         **options,
     )
     if found is None:
+        if await gates.closed(tx, caller.workspace):
+            raise being_restored(caller.workspace)
         if (run_id := options.get("run_id")) is not None:
             raise not_found("run", run_id)
         if (provider_thread_id := options.get("provider_thread_id")) is not None:

@@ -44,3 +44,11 @@ def audited(context: Context, execution: ExecutionContext) -> Iterator[None]:
     except Refusal as refusal:
         context.services.audit.refusal(refusal, context.path, execution.operation_name)
         raise
+
+
+async def refuse_closed(execution: ExecutionContext) -> None:
+    """As an operation begins and as it ends: UNAVAILABLE when a restore holds the caller's
+    workspace closed (api/closed.py), so nothing it read of one is answered."""
+    context = execution.context
+    if isinstance(context, Context) and context.principal is not None:
+        await context.services.closed.refuse(context.workspace)

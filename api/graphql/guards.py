@@ -9,13 +9,14 @@ was a few percent of the API's CPU (docs/SCALING.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from graphql import GraphQLResolveInfo
 from strawberry.extensions import SchemaExtension
+from strawberry.types.graphql import OperationType
 
-from api.graphql.access import authorize, require_token
+from api.graphql.access import authorize, refuse_closed, require_token
 from api.graphql.cost import refuse_over_cost
 from api.graphql.limits import check_root_arguments, operation_deadline
 from api.http.requests import refuse_subscription_over_http
@@ -32,12 +33,16 @@ def guards_extension(settings: Settings) -> Callable[[], SchemaExtension]:
             require_token(self.execution_context)
             yield
 
-        def on_execute(self) -> Iterator[None]:
+        async def on_execute(self) -> AsyncIterator[None]:
             execution = self.execution_context
             authorize(execution)
             refuse_subscription_over_http(execution)
             refuse_over_cost(execution, settings)
+            await refuse_closed(execution)
             yield
+            # A subscription checks each event it sends instead (thread_events).
+            if execution.operation_type is not OperationType.SUBSCRIPTION:
+                await refuse_closed(execution)
 
         def resolve(
             self,

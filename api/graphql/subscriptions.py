@@ -47,4 +47,5 @@ class Subscription:
         feeds = context.services.feeds
         async for event in feeds.events(context.workspace, thread_id, after_seq):
             context.still_valid()  # a token revoked or expired meanwhile gets no more
+            await context.services.closed.refuse(context.workspace)  # nor one restored
             yield a.ThreadEvent.of(event)

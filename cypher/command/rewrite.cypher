@@ -1,4 +1,6 @@
 // A command answered in two transactions (a start whose configured summary came between
-// them): its receipt holds the answer the client got, so a replay answers the same.
+// them): its receipt holds the answer the client got, so a replay answers the same, and
+// the position of the write gate it was rewritten at (docs/MODEL.md, "Write gates").
 MATCH (c:CommandReceipt {workspace: $workspace, commandId: $commandId})
-SET c.result = $result
+OPTIONAL MATCH (g:WriteGate {scope: $workspace, slot: $gate})
+SET c.result = $result, c.gateSlot = g.slot, c.gateSeq = g.seq

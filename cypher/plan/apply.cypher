@@ -7,12 +7,18 @@
 // Each row's times come apart from its props, as ISO text under `times`, and become
 // DATETIME values here (docs/MODEL.md, "Writing times"). Each top-level `CALL () {` is a
 // section that unwinds one list; a command runs only the sections whose list it fills
-// (graph/queries.py, `trimmed`), so each section must stand without the others.
+// (graph/queries.py, `trimmed`), so each section must stand without the others. New
+// threads, usage limits (new or changed) and the receipt carry the position of the
+// command's slot of the write gate ($gate, locked earlier in its transaction), by which a
+// backup finds what changed since it read (docs/MODEL.md, "Write gates").
 CALL () {
   UNWIND $threads AS row
   CREATE (t:Thread)
   SET t = row.props, t.workspace = $workspace, t.version = 0
   FOREACH (k IN keys(row.times) | SET t[k] = datetime(row.times[k]))
+  WITH t, row
+  OPTIONAL MATCH (g:WriteGate {scope: $workspace, slot: $gate})
+  SET t.gateSlot = g.slot, t.gateSeq = g.seq
   WITH t, row
   OPTIONAL MATCH (p:Thread {id: t.parentId, workspace: $workspace})
   FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'FORK' THEN [1] ELSE [] END |
@@ -195,12 +201,18 @@ CALL () {
   CREATE (l:ProviderLimit)
   SET l = row.props, l.workspace = $workspace
   FOREACH (k IN keys(row.times) | SET l[k] = datetime(row.times[k]))
+  WITH l
+  OPTIONAL MATCH (g:WriteGate {scope: $workspace, slot: $gate})
+  SET l.gateSlot = g.slot, l.gateSeq = g.seq
 }
 CALL () {
   UNWIND $limitChanges AS change
   MATCH (l:ProviderLimit {id: change.id, workspace: $workspace})
   SET l += change.props
   FOREACH (k IN keys(change.times) | SET l[k] = datetime(change.times[k]))
+  WITH l
+  OPTIONAL MATCH (g:WriteGate {scope: $workspace, slot: $gate})
+  SET l.gateSlot = g.slot, l.gateSeq = g.seq
 }
 CALL () {
   // Events get consecutive per-thread sequence numbers under the thread's lock.
@@ -221,5 +233,8 @@ CALL () {
   CREATE (c:CommandReceipt)
   SET c = receipt.props, c.workspace = $workspace
   FOREACH (k IN keys(receipt.times) | SET c[k] = datetime(receipt.times[k]))
+  WITH c
+  OPTIONAL MATCH (g:WriteGate {scope: $workspace, slot: $gate})
+  SET c.gateSlot = g.slot, c.gateSeq = g.seq
 }
 RETURN true AS applied

@@ -9,6 +9,17 @@
 // ISO strings (docs/MODEL.md, "Reading times"). With $runHandoffsOnly (the commands on
 // a run already started: attach, complete, fail), the live handoffs are only those of the
 // run in progress, the only ones their decisions look at.
+// With $gate (a slot number: the statement takes locks), that slot of the workspace's
+// write gate is locked first, before any thread, so a backup's pause, which locks every
+// slot, and this command wait for each other, never both on the other (docs/MODEL.md,
+// "Write gates"). A workspace a restore holds closed answers no row.
+CALL () {
+  UNWIND CASE WHEN $gate IS NULL THEN [] ELSE [$gate] END AS slot
+  MERGE (g:WriteGate {scope: $workspace, slot: slot})
+  SET g.seq = coalesce(g.seq, 0) + 1
+  RETURN count(g) AS gated
+}
+WITH gated WHERE NOT EXISTS { MATCH (:Restore {scope: $workspace}) }
 // The thread is named by its id, or by a run or provider thread on it (the others null).
 CALL () {
   MATCH (t:Thread {id: $threadId, workspace: $workspace}) RETURN t
@@ -35,7 +46,10 @@ CALL (main) {
       ELSE [] END AS id
     WITH DISTINCT id WHERE id IS NOT NULL ORDER BY id
     MATCH (held:Thread {id: id, workspace: $workspace})
-    SET held.version = coalesce(held.version, 0) + 1
+    // Each locked thread carries the gate position it was last locked at: a backup finds
+    // the threads changed since it read them by that (index thread_workspace_gate).
+    OPTIONAL MATCH (g:WriteGate {scope: $workspace, slot: $gate})
+    SET held.version = coalesce(held.version, 0) + 1, held.gateSlot = g.slot, held.gateSeq = g.seq
     RETURN collect(id) AS first
   }
   CALL (main, first) {
@@ -44,7 +58,8 @@ CALL (main) {
       COLLECT { MATCH (x:ContextTransfer)-[:FROM_THREAD]->(main) WHERE x.status = 'PENDING' RETURN x.targetThreadId } AS id
     WITH DISTINCT id WHERE NOT id IN first ORDER BY id
     MATCH (late:Thread {id: id, workspace: $workspace})
-    SET late.version = coalesce(late.version, 0) + 1
+    OPTIONAL MATCH (g:WriteGate {scope: $workspace, slot: $gate})
+    SET late.version = coalesce(late.version, 0) + 1, late.gateSlot = g.slot, late.gateSeq = g.seq
   }
 }
 OPTIONAL MATCH (busy:Run {workspace: $workspace, threadId: main.id, ordinal: main.lastOrdinal})

@@ -18,6 +18,9 @@ from neo4j.exceptions import DriverError, Neo4jError
 from neo4j.graph import Node, Path, Relationship
 from neo4j.time import Date, DateTime, Duration, Time
 
+from graph import queries
+from graph.errors import being_restored
+
 T = TypeVar("T")
 READ_ONLY = "r"
 QUERY_TYPES = {
@@ -64,6 +67,14 @@ class Table:
 class ReadOnlyGraph:
     driver: Driver
     database: str
+
+    def refuse_closed(self, workspace: str) -> None:
+        """ConsoleError while a restore holds `workspace` closed (docs/MODEL.md, "Restores"):
+        a console reads it before and after its query, so it prints nothing of a restore
+        that has not ended."""
+        closed = self.run(queries.load("gate/closed"), {"workspace": workspace}).records()
+        if closed and closed[0]["closed"]:
+            raise ConsoleError(being_restored(workspace).message)
 
     def query_type(self, text: str, params: Mapping[str, Any]) -> str:
         """What the server says the query does, without running it."""

@@ -102,6 +102,9 @@ class LocalNeo4j:
     # Plans never made again as the graph's counts change: only for a server emptied
     # before every test (neo4j-kept-plans.conf), never one whose graph grows.
     kept_plans: bool = False
+    # More `name=value` lines for neo4j.conf: a test's server of its own (one with a
+    # smaller transaction memory limit than the default, say).
+    more_settings: tuple[str, ...] = ()
     version: str = NEO4J_VERSION
     default_ports: Ports = DEFAULT_PORTS
     port_settings: tuple[str, str] = ("THREADLINE_NEO4J_BOLT_PORT", "THREADLINE_NEO4J_HTTP_PORT")
@@ -425,6 +428,7 @@ class LocalNeo4j:
             config += "\n" + _resource("neo4j-throwaway.conf")
         if self.kept_plans:
             config += "\n" + _resource("neo4j-kept-plans.conf")
+        config += "".join(f"\n{line}" for line in self.more_settings)
         (self.home / "conf" / "neo4j.conf").write_text(config)
 
     def _ensure_password(self) -> None:

@@ -20,7 +20,8 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from api.cli import app
-from graph import backup, queries
+from graph import queries
+from graph import restore as restores
 from graph.runtime.ports import free_ports
 from graph.snapshot import SnapshotError, canonical
 from graph.store import GraphTooNewError, Store, Tx
@@ -28,7 +29,7 @@ from tests.support.graphql import GraphQLClient, make_app_client, wipe
 from tests.support.managed import cli_env
 from tests.support.snapshots import FIXTURES, TIMEOUT_S, canonical_export, export, token_for
 
-SNAPSHOT = FIXTURES / "schema-5-demo.jsonl"
+SNAPSHOT = FIXTURES / "schema-6-demo.jsonl"
 THREADS = "{ threads(first: 50) { edges { node { runs(includeRolledBack: true) { ordinal } } } } }"
 
 
@@ -37,7 +38,7 @@ def lines(path: Path) -> list[str]:
 
 
 async def restore(store: Store, text: list[str], workspace: str | None = None) -> str:
-    _, written, _ = await backup.restore(store, text, workspace, TIMEOUT_S)
+    _, written, _ = await restores.restore(store, text, workspace, TIMEOUT_S)
     return written
 
 
@@ -120,7 +121,7 @@ async def test_a_restore_into_a_workspace_that_holds_data_writes_nothing(
 ) -> None:
     await restore(clean_store, lines(SNAPSHOT), "taken")
     before = await export(clean_store, "taken")
-    with pytest.raises(backup.WorkspaceNotEmptyError, match="'taken' is not empty"):
+    with pytest.raises(restores.WorkspaceNotEmptyError, match="'taken' is not empty"):
         await restore(clean_store, lines(SNAPSHOT), "taken")
     assert canonical(before.splitlines()) == await canonical_export(clean_store, "taken")
 
