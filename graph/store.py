@@ -535,9 +535,7 @@ class Store:
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._attempt(
-                        work, write, idempotent, deadline, tries, counted
-                    )
+                    return await self._attempt(work, write, idempotent, deadline, tries, counted)
         except _Transient as gave_up:
             raise tries.answer(gave_up.error) from gave_up
         except ThreadlineError as error:
