@@ -111,12 +111,12 @@ RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thre
     RETURN [pt.id, coalesce(r.deltaChain, 0)]
   } AS deltaChains,
   // Live handoffs without their text (a full summary runs to its token budget).
-  CASE WHEN $runHandoffsOnly THEN [h IN runHandoffs | h {.*, summaryText: null, sectionsJson: null, omittedJson: null, qualityJson: null}] ELSE COLLECT {
+  CASE WHEN $runHandoffsOnly THEN [h IN runHandoffs | h {.*, summaryText: null, sectionsJson: null, omittedJson: null, entriesJson: null, qualityJson: null}] ELSE COLLECT {
     MATCH (t)-[:HAS_PROVIDER_THREAD]->(pt:ProviderThread)
     WHERE NOT pt.status IN ['STALE', 'FAILED', 'DIVERGENT']
     MATCH (h:ContextHandoff)-[:DELIVERED_TO]->(pt)
     WHERE h.status IN ['READY', 'PENDING']
-    RETURN h {.*, summaryText: null, sectionsJson: null, omittedJson: null, qualityJson: null, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)}
+    RETURN h {.*, summaryText: null, sectionsJson: null, omittedJson: null, entriesJson: null, qualityJson: null, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)}
     ORDER BY h.createdAt, h.id
   } END AS handoffs,
   runHandoffs,

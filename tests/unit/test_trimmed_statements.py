@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from graph import queries
+from graph.repo import JSON_FIELDS
+from resolvers.handoffs.fields import TextFields
 
 
 def test_every_section_gives_back_the_whole_statement() -> None:
@@ -34,3 +36,17 @@ def test_the_warm_up_never_plans_a_statement_of_sections_whole() -> None:
     served = queries.served_statements()
     assert queries.load("plan/apply") not in served
     assert queries.load("thread/state") in served
+
+
+def test_the_state_read_carries_no_handoff_text() -> None:
+    """Every command reads the live handoffs without what their text decides (a handoff's
+    entries hold its whole text): else each start decodes them all, and a long thread's
+    starts slow down with its length."""
+    small = {"tokenEstimate", "qualityScore", "qualityFidelity"}  # numbers Cypher reads
+    text_fields = [name for name in TextFields.model_fields if name not in small]
+    statement = queries.load("thread/state").splitlines()
+    projections = [line for line in statement if "h {.*" in line and "summaryText: null" in line]
+    assert len(projections) == 2  # the run in progress's handoffs keep theirs: it injects them
+    for projection in projections:
+        for field in text_fields:
+            assert f"{JSON_FIELDS.get(field, field)}: null" in projection, (field, projection)
