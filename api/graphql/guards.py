@@ -40,8 +40,11 @@ def guards_extension(settings: Settings) -> Callable[[], SchemaExtension]:
             refuse_over_cost(execution, settings)
             await refuse_closed(execution)
             yield
-            # A subscription checks each event it sends instead (thread_events).
-            if execution.operation_type is not OperationType.SUBSCRIPTION:
+            # Only a query is checked again as it ends. A mutation passed its workspace's
+            # write gate, which a restore closes exactly (graph/gates.py), and a check that
+            # fails after its commit must not answer for what it wrote. A subscription
+            # checks each event it sends instead (thread_events).
+            if execution.operation_type is OperationType.QUERY:
                 await refuse_closed(execution)
 
         def resolve(

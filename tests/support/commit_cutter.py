@@ -9,11 +9,16 @@ import contextlib
 
 # A Bolt COMMIT message: chunk of 2 bytes, a struct with no fields and signature 0x12.
 COMMIT = b"\x00\x02\xb0\x12\x00\x00"
+# A BEGIN (a struct of one or more fields, signature 0x11), and the entry of its extra
+# that makes the transaction a read ("mode": "r"; a write names no mode).
+BEGIN = (b"\xb1\x11", b"\xb2\x11", b"\xb3\x11")
+READ_MODE = b"\x84mode\x81r"
 
 
 class CommitCutter:
-    """Forwards Bolt traffic; `armed`, it cuts the next connection that sends COMMIT,
-    right after forwarding it, so Neo4j commits and the driver never hears so. With
+    """Forwards Bolt traffic; `armed`, it cuts the next connection that sends the COMMIT
+    of a write transaction (a read's, such as a process's housekeeping, passes), right
+    after forwarding it, so Neo4j commits and the driver never hears so. With
     `refuse_after_cut`, every connection after that cut is refused until `refusing` is
     set back to False."""
 
@@ -48,8 +53,11 @@ class CommitCutter:
         answered = asyncio.Event()  # Neo4j answered the COMMIT: it is applied
 
         async def upstream() -> None:
+            reading = False  # the connection's current transaction is a read
             while data := await client_in.read(65536):
-                committing = self.armed and COMMIT in data
+                if any(begin in data for begin in BEGIN):
+                    reading = READ_MODE in data
+                committing = self.armed and not reading and COMMIT in data
                 if committing:
                     cut.set()  # from now on nothing Neo4j says reaches the driver
                 server_out.write(data)
