@@ -1,6 +1,6 @@
 """Workspaces a restore holds closed, as this API process knows them (docs/MODEL.md,
-"Restores"): an operation on one is refused as it begins and again as it ends, so none
-answers anything of a restore that has not ended.
+"Restores"): an operation on one is refused as it begins and a query again as it ends, so
+none answers anything of a restore that has not ended.
 
 Commands are refused exactly, at the write gate (graph/gates.py). Reads take no lock, so
 each process reads the Restore nodes at most once every `gates.TRUST_S` and trusts what
