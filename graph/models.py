@@ -24,6 +24,7 @@ class Actor(StrEnum):
 class ThreadRelationship(StrEnum):
     FORK = "FORK"
     SUBAGENT = "SUBAGENT"
+    SIDE = "SIDE"  # a fork for a side question: never merged back, left out of lineage
 
 
 class SessionFormat(StrEnum):
@@ -109,6 +110,7 @@ class SummarySource(StrEnum):
     LEAVING_PROVIDER = "LEAVING_PROVIDER"  # the provider of the latest covered run
     ENTERING_PROVIDER = "ENTERING_PROVIDER"  # the provider the run starts on
     CONFIGURED = "CONFIGURED"  # the OpenAI-compatible summarizer the service calls
+    PERSON = "PERSON"  # a person's text, submitted without createdByProvider
 
 
 class StartStrategy(StrEnum):
@@ -485,6 +487,18 @@ class SourcePoint(Node):
     providerTurnRef: str | None = None
     providerThreadId: str | None = None
     atCheckpoint: bool = False  # chosen by checkpoint (or latest stable): checkpoint summary
+    # A fork at an item: the last item of the run it inherits (-1: the run's input only);
+    # None: the whole run. `turnItemId` is then that item's key (a native message id).
+    itemIndex: int | None = None
+
+
+class NamedRun(Node):
+    """A run a fork names (by its id or its checkpoint's), how many items it reported, and
+    its item at the index the fork asked for (None: no such item, or none asked)."""
+
+    run: RunNode
+    itemCount: int = 0
+    item: RunItem | None = None
 
 
 class TransferNode(Node):
@@ -563,6 +577,7 @@ class LineageEdge(Node):
     to: str
     relationship: ThreadRelationship
     sourceRunOrdinal: int | None = None
+    sourceItemIndex: int | None = None  # a fork at an item: the last item it inherits
 
 
 class LineageNode(Node):

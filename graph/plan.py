@@ -126,6 +126,7 @@ class LimitChange(NodeChange):
 class NewThread(Node):
     thread: ThreadNode
     sourceRunOrdinal: int | None = None  # on the lineage edge from its parent
+    sourceItemIndex: int | None = None  # a fork at an item: the item, on the same edge
 
 
 class RunMove(Node):

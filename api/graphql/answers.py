@@ -286,6 +286,10 @@ class LineageEdge:
     to: strawberry.ID
     relationship: ThreadRelationship
     source_run_ordinal: int | None
+    source_item_index: int | None = strawberry.field(
+        description="A fork at an item: the last item of the source run it inherits (-1: "
+        "the run's input only)."
+    )
 
 
 @strawberry.type
@@ -307,6 +311,7 @@ class Lineage:
                     to=strawberry.ID(e.to),
                     relationship=e.relationship,
                     source_run_ordinal=e.sourceRunOrdinal,
+                    source_item_index=e.sourceItemIndex,
                 )
                 for e in found.edges
             ],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import strawberry
 
@@ -374,8 +374,15 @@ class Mutation:
         at: SourcePointInput,
         title: str | None = None,
         command_id: str | None = None,
+        side: Annotated[
+            bool | None,
+            strawberry.argument(
+                description="A side thread: a fork for a side question, never merged back "
+                "and left out of lineage unless asked for."
+            ),
+        ] = False,
     ) -> t.Thread:
-        latest = bool(at.latest_stable)
+        latest, aside = bool(at.latest_stable), bool(side)
         run_id, checkpoint_id = at.run_id, at.checkpoint_id
         args = {
             "source": source_thread_id,
@@ -383,6 +390,9 @@ class Mutation:
             "checkpointId": checkpoint_id,
             "latestStable": latest,
             "title": title,
+            # Only when set: a receipt stored before these existed still matches.
+            **({"itemIndex": at.item_index} if at.item_index is not None else {}),
+            **({"side": True} if aside else {}),
         }
         return await mutate(
             info,
@@ -395,6 +405,8 @@ class Mutation:
             checkpoint_id,
             latest,
             title,
+            at.item_index,
+            aside,
         )
 
     @strawberry.mutation

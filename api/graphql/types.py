@@ -189,6 +189,10 @@ class Provider:
     supports_resume: bool
     supports_native_fork: bool
     supports_native_fork_at_turn: bool
+    supports_native_fork_at_item: bool = strawberry.field(
+        description="Forks natively up to one message, named by the native id a run item's "
+        "key holds (a fork at an item)."
+    )
     supports_rollback: bool
     accepts_handoff: bool
     injection_mode: InjectionMode
@@ -470,6 +474,13 @@ class Thread(NodeView[models.ThreadNode]):
 
 @strawberry.type
 class ForkDivergence:
+    source_run_ordinal: int = strawberry.field(
+        description="The source run the thread was taken at (0: before any run)."
+    )
+    source_item_index: int | None = strawberry.field(
+        description="A fork at an item: the last item of that run it took (-1: the input "
+        "only); the run's later items are the source's own since the fork."
+    )
     source_runs_since_fork: list[int] = strawberry.field(
         description="Ordinals of the source's live (not rolled back) runs after the fork point."
     )
@@ -487,6 +498,8 @@ class ForkDivergence:
         return from_model(
             cls,
             found,
+            source_run_ordinal=found.forkedAt,
+            source_item_index=found.forkedAtItem,
             source_runs_since_fork=list(found.sourceRunsSinceFork),
             unmerged_run_ordinals=list(found.unmerged),
         )
@@ -755,9 +768,16 @@ class ContextHandoff(NodeView[models.HandoffNode]):
 @strawberry.type
 class SourcePoint(NodeView[models.SourcePoint]):
     node: strawberry.Private[models.SourcePoint]
-    turn_item_id: str | None
+    turn_item_id: str | None = strawberry.field(
+        description="A fork at an item: that item's key (its native message id, where the "
+        "item has one)."
+    )
     provider_thread_ref: str | None
     provider_turn_ref: str | None
+    item_index: int | None = strawberry.field(
+        description="A fork at an item: the last item of the run it inherits (-1: the "
+        "input only); null: the whole run."
+    )
     as_of: strawberry.Private[Instant | None] = None
 
     thread = to_one("Thread", "threadId", required=True)

@@ -16,9 +16,11 @@ CALL () {
   WITH t, row
   OPTIONAL MATCH (p:Thread {id: t.parentId, workspace: $workspace})
   FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'FORK' THEN [1] ELSE [] END |
-    CREATE (p)-[:FORK {sourceRunOrdinal: row.sourceRunOrdinal}]->(t))
+    CREATE (p)-[:FORK {sourceRunOrdinal: row.sourceRunOrdinal, sourceItemIndex: row.sourceItemIndex}]->(t))
   FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'SUBAGENT' THEN [1] ELSE [] END |
-    CREATE (p)-[:SUBAGENT {sourceRunOrdinal: row.sourceRunOrdinal}]->(t))
+    CREATE (p)-[:SUBAGENT {sourceRunOrdinal: row.sourceRunOrdinal, sourceItemIndex: row.sourceItemIndex}]->(t))
+  FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'SIDE' THEN [1] ELSE [] END |
+    CREATE (p)-[:SIDE {sourceRunOrdinal: row.sourceRunOrdinal, sourceItemIndex: row.sourceItemIndex}]->(t))
 }
 CALL () {
   UNWIND $providerThreads AS p

@@ -49,8 +49,8 @@ CALL (main) {
 }
 OPTIONAL MATCH (busy:Run {workspace: $workspace, threadId: main.id, ordinal: main.lastOrdinal})
 WITH main, CASE WHEN $related THEN
-    // No label on a: FORK and SUBAGENT only join threads, and a label invites a thread scan.
-    COLLECT { MATCH (a)-[:FORK|SUBAGENT*1..100]->(main) RETURN a.id } +
+    // No label on a: FORK, SUBAGENT and SIDE only join threads, and a label invites a thread scan.
+    COLLECT { MATCH (a)-[:FORK|SUBAGENT|SIDE*1..100]->(main) RETURN a.id } +
     COLLECT {
       MATCH (x:ContextTransfer)-[:TO_THREAD]->(main)
       WHERE x.status = 'PENDING' OR (busy IS NOT NULL AND x.consumedByRunId = busy.id)

@@ -35,8 +35,8 @@ RETURN id AS key, {
     MATCH (x:ContextTransfer)-[:FROM_THREAD]->(t) RETURN x {.*, createdAt: toString(x.createdAt), consumedAt: toString(x.consumedAt)}
     ORDER BY x.createdAt, x.id
   },
-  // No label on a: FORK and SUBAGENT only join threads, and a label invites a thread scan.
-  relatedIds: COLLECT { MATCH (a)-[:FORK|SUBAGENT*1..100]->(t) RETURN a.id } +
+  // No label on a: FORK, SUBAGENT and SIDE only join threads, and a label invites a thread scan.
+  relatedIds: COLLECT { MATCH (a)-[:FORK|SUBAGENT|SIDE*1..100]->(t) RETURN a.id } +
     COLLECT {
       MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
       WHERE x.sourceThreadId <> t.id

@@ -250,8 +250,11 @@ def _resolve_origin(
     """First run of a fork or spawned thread: native fork when possible, else portable."""
     plan = transfers.native_fork(origin, provider, threads.get(origin.sourceThreadId))
     if isinstance(plan, NativeForkPlan):
+        at = origin.sourcePoint
         boundary = (
-            f"at native turn {plan.lastTurnId}"
+            f"at native message {plan.lastTurnId} (item {at.itemIndex} of run {at.runOrdinal})"
+            if at.itemIndex is not None
+            else f"at native turn {plan.lastTurnId}"
             if plan.lastTurnId
             else f"at its latest state, then roll back {plan.rollbackTurns} turn(s)"
         )
