@@ -453,6 +453,16 @@ class HandoffHead(Node):
     summaryKey: str | None = None  # the cache key of a configured summary
     cachedFromId: str | None = None  # the handoff whose configured summary it reuses
     budget: ContextBudget | None = None  # the start's budget; None before budgets existed
+    # A prepared handoff (prepareHandoff): the provider whose next start it waits for, and
+    # the provider thread that start would resume (None: it would create one). It has no
+    # target run until a start injects it.
+    preparedFor: str | None = None
+    preparedInto: str | None = None
+
+    @property
+    def prepared(self) -> bool:
+        """Prepared, and not yet injected by a start."""
+        return self.preparedFor is not None and self.targetRunId is None
 
     @property
     def covered(self) -> Ranges:
@@ -555,6 +565,9 @@ class ThreadState(Node):
     latestStable: RunNode | None = None  # the latest completed run with a checkpoint
     # The workspace's usage limits in force, when the reader asked (a start does).
     limitsInForce: list[ProviderLimitNode] = Field(default_factory=list)
+    # READY handoffs prepared for the thread's next start on a provider, not injected yet
+    # (at most one a provider), with their text: a start may inject one as it is.
+    prepared: list[HandoffNode] = Field(default_factory=list)
 
     @property
     def run_in_progress(self) -> RunNode | None:

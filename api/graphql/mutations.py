@@ -336,13 +336,18 @@ class Mutation:
             info, command_id, args, HANDOFF_BY_ID, handoffs.regenerate_handoff, handoff_id
         )
 
-    @strawberry.mutation
+    @t.described(
+        "A handoff's text written by a provider, or by a person (createdByProvider omitted: "
+        "summarySource PERSON). A READY handoff is superseded by a new one holding the "
+        "text; a PENDING one is filled.",
+        mutation=True,
+    )
     async def submit_handoff_summary(
         self,
         info: Info,
         handoff_id: strawberry.ID,
         summary_text: str,
-        created_by_provider: str,
+        created_by_provider: str | None = None,
         command_id: str | None = None,
     ) -> t.ContextHandoff:
         args = {"handoffId": handoff_id, "text": summary_text, "by": created_by_provider}
@@ -355,6 +360,28 @@ class Mutation:
             handoff_id,
             summary_text,
             created_by_provider,
+        )
+
+    @t.described(
+        "Writes now the handoff of the thread's own runs that the next startRun on this "
+        "provider would inject (READY, no target run yet), for a person to read and replace "
+        "with submitHandoffSummary. That start injects it as it is when its plan has not "
+        "moved; else it supersedes it. CONFLICT when that start needs no such handoff or a "
+        "run is in progress.",
+        mutation=True,
+    )
+    async def prepare_handoff(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        provider: str,
+        model: str | None = None,
+        command_id: str | None = None,
+    ) -> t.ContextHandoff:
+        request = StartRequest(provider=provider, input="", model=model)
+        args = {"threadId": thread_id, "provider": provider, "model": model}
+        return await mutate(
+            info, command_id, args, HANDOFF_BY_ID, handoffs.prepare_handoff, thread_id, request
         )
 
     @strawberry.mutation

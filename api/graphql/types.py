@@ -464,6 +464,15 @@ class Thread(NodeView[models.ThreadNode]):
     incoming_transfers = to_many("ContextTransfer", "transfers_in")
     outgoing_transfers = to_many("ContextTransfer", "transfers_out")
 
+    @described(
+        "Handoffs prepared for the thread's next start on a provider (prepareHandoff) that "
+        "no start has injected or superseded yet: at most one a provider."
+    )
+    async def prepared_handoffs(self, info: Info) -> list[ContextHandoff]:
+        found = await loaders(info, self.as_of).handoffs_prepared.load(self.node.id)
+        waiting = [h for h in found if h.prepared and h.status is models.HandoffStatus.READY]
+        return [ContextHandoff.of(h, self.as_of) for h in waiting]
+
     @described("On a fork or subagent: how it and its source have moved apart. Null on a root.")
     async def divergence(self, info: Info) -> ForkDivergence | None:
         if self.node.parentId is None:
@@ -698,6 +707,10 @@ class ContextHandoff(NodeView[models.HandoffNode]):
     )
     fallback_reason: str | None = strawberry.field(
         description="Why the local summarizer wrote it instead of its source."
+    )
+    prepared_for: str | None = strawberry.field(
+        description="A prepared handoff (prepareHandoff): the provider whose next start it "
+        "was written for."
     )
     failure_reason: str | None = strawberry.field(
         description="When FAILED: why its summary never came."

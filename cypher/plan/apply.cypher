@@ -61,6 +61,13 @@ CALL () {
     MATCH (x:ContextTransfer {id: n.transferId, workspace: $workspace})
     CREATE (x)-[:PRODUCED]->(n)
   }
+  // A prepared handoff (prepareHandoff, or a text submitted over one): its thread keeps
+  // it, for the next start on its provider to find.
+  CALL (n) {
+    WITH n WHERE n.preparedFor IS NOT NULL
+    MATCH (t:Thread {id: n.threadId, workspace: $workspace})
+    CREATE (t)-[:PREPARED]->(n)
+  }
 }
 CALL () {
   UNWIND $runs AS row
@@ -171,6 +178,11 @@ CALL () {
   CALL (h, change) {
     MATCH (next:ContextHandoff {id: change.props.supersededById, workspace: $workspace})
     MERGE (h)-[:SUPERSEDED_BY]->(next)
+  }
+  // A prepared handoff a start injects goes into the start's provider thread.
+  CALL (h, change) {
+    MATCH (to:ProviderThread {id: change.props.toProviderThreadId, workspace: $workspace})
+    MERGE (h)-[:DELIVERED_TO]->(to)
   }
 }
 CALL () {

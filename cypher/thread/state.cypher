@@ -8,7 +8,7 @@
 // is then a write, so it always runs in a write transaction. Temporal properties leave as
 // ISO strings (docs/MODEL.md, "Reading times"). With $runHandoffsOnly (the commands on
 // a run already started: attach, complete, fail), the live handoffs are only those of the
-// run in progress, the only ones their decisions look at.
+// run in progress, the only ones their decisions look at, and no prepared handoff is read.
 // The thread is named by its id, or by a run or provider thread on it (the others null).
 CALL () {
   MATCH (t:Thread {id: $threadId, workspace: $workspace}) RETURN t
@@ -136,6 +136,15 @@ RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thre
     WITH r, c LIMIT 1
     RETURN r {.*, checkpoint: c {.*}}
   } ELSE [] END AS latestStable,
+  // Handoffs prepared for the thread's next start on a provider and not injected yet (at
+  // most one a provider), with their text: a start injects one as it is. The PREPARED
+  // edges grow with the prepares a thread had, not with its runs.
+  CASE WHEN $runHandoffsOnly OR t.id <> mainId THEN [] ELSE COLLECT {
+    MATCH (t)-[:PREPARED]->(h:ContextHandoff)
+    WHERE h.status = 'READY' AND h.targetRunId IS NULL
+    RETURN h {.*, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)}
+    ORDER BY h.createdAt, h.id
+  } END AS prepared,
   // The workspace's usage limits in force at $limitsAt (startRun reads them with the
   // thread's state, not in a statement of their own); none when $limitsAt is null.
   CASE WHEN $limitsAt IS NOT NULL AND t.id = mainId THEN COLLECT {

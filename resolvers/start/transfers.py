@@ -264,6 +264,6 @@ def replan(
         provider,
         handoff.strategy,
         handoff.kind,
-        exclude_pt=handoff.toProviderThreadId,
+        exclude_pt=handoff.toProviderThreadId or handoff.preparedInto,
         clock=content.clock,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.support.graphql import GraphQLClient
-from tests.support.steps import ATTACH, new_thread, run_once, start
+from tests.support.steps import new_thread, run_once, start
 
 FORK_AT = """
 mutation($id: ID!, $at: SourcePointInput!) {
@@ -133,7 +133,6 @@ async def test_a_fork_at_an_item_refuses_points_it_cannot_take(gql: GraphQLClien
     busy = await start(gql, thread, "codex", "still going")
     at_busy = {"runId": busy["run"]["id"], "itemIndex": -1}
     await gql.refused("CONFLICT", FORK_AT, id=thread, at=at_busy)
-    await gql(ATTACH, id=busy["providerThread"]["id"], ref="codex-busy", mode="LEGACY")
     await gql(FAIL, id=busy["run"]["id"])
     await gql.refused("INVALID_INPUT", FORK_AT, id=thread, at=at_busy)
     await gql(
