@@ -49,6 +49,7 @@ class EventType(StrEnum):
     HANDOFF_SUPERSEDED = "handoff.superseded"
     HANDOFF_SUMMARIZED = "handoff.summarized"
     HANDOFF_FAILED = "handoff.failed"
+    HANDOFF_PREPARED = "handoff.prepared"
     TRANSFER_CREATED = "transfer.created"
     TRANSFER_RESOLVED = "transfer.resolved"
     TRANSFER_CONSUMED = "transfer.consumed"
@@ -212,6 +213,17 @@ class HandoffCreated(HandoffEvent):
     status: HandoffStatus
     fallbackReason: str | None = None
     cachedFrom: str | None = None
+
+
+class HandoffPrepared(HandoffEvent):
+    """A handoff written ahead of the next start on `provider`, for a person to read and
+    edit (`supersedes`: the one prepared before it for that provider)."""
+
+    kind = EventType.HANDOFF_PREPARED
+    provider: str
+    strategy: HandoffStrategy
+    covered: list[int]  # [from, to]
+    supersedes: str | None = None
 
 
 class HandoffReplaced(HandoffEvent):

@@ -42,7 +42,8 @@ TRACKED: dict[NodeKind, tuple[str, ...]] = {
         "staleSignals",
         "failureReason",
     ),
-    "handoff": ("status", "supersededById"),
+    # A prepared handoff gets its target run and provider thread when a start injects it.
+    "handoff": ("status", "supersededById", "targetRunId", "toProviderThreadId"),
     "transfer": (
         "status",
         "resolutionStrategy",
@@ -78,7 +79,8 @@ class Timeline:
     thread: Versioned[ThreadNode]
     runs: tuple[Versioned[RunNode], ...]
     providerThreads: tuple[Versioned[ProviderThreadNode], ...]
-    handoffs: tuple[Versioned[HandoffNode], ...]  # delivered to its provider threads
+    # Delivered to its provider threads, or prepared for its next starts.
+    handoffs: tuple[Versioned[HandoffNode], ...]
     transfersIn: tuple[Versioned[TransferNode], ...]
     transfersOut: tuple[Versioned[TransferNode], ...]
     relatedIds: tuple[str, ...] = ()  # its ancestors and the sources of its incoming transfers

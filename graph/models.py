@@ -24,6 +24,7 @@ class Actor(StrEnum):
 class ThreadRelationship(StrEnum):
     FORK = "FORK"
     SUBAGENT = "SUBAGENT"
+    SIDE = "SIDE"  # a fork for a side question: never merged back, left out of lineage
 
 
 class SessionFormat(StrEnum):
@@ -109,6 +110,7 @@ class SummarySource(StrEnum):
     LEAVING_PROVIDER = "LEAVING_PROVIDER"  # the provider of the latest covered run
     ENTERING_PROVIDER = "ENTERING_PROVIDER"  # the provider the run starts on
     CONFIGURED = "CONFIGURED"  # the OpenAI-compatible summarizer the service calls
+    PERSON = "PERSON"  # a person's text, submitted without createdByProvider
 
 
 class StartStrategy(StrEnum):
@@ -451,6 +453,16 @@ class HandoffHead(Node):
     summaryKey: str | None = None  # the cache key of a configured summary
     cachedFromId: str | None = None  # the handoff whose configured summary it reuses
     budget: ContextBudget | None = None  # the start's budget; None before budgets existed
+    # A prepared handoff (prepareHandoff): the provider whose next start it waits for, and
+    # the provider thread that start would resume (None: it would create one). It has no
+    # target run until a start injects it.
+    preparedFor: str | None = None
+    preparedInto: str | None = None
+
+    @property
+    def prepared(self) -> bool:
+        """Prepared, and not yet injected by a start."""
+        return self.preparedFor is not None and self.targetRunId is None
 
     @property
     def covered(self) -> Ranges:
@@ -485,6 +497,18 @@ class SourcePoint(Node):
     providerTurnRef: str | None = None
     providerThreadId: str | None = None
     atCheckpoint: bool = False  # chosen by checkpoint (or latest stable): checkpoint summary
+    # A fork at an item: the last item of the run it inherits (-1: the run's input only);
+    # None: the whole run. `turnItemId` is then that item's key (a native message id).
+    itemIndex: int | None = None
+
+
+class NamedRun(Node):
+    """A run a fork names (by its id or its checkpoint's), how many items it reported, and
+    its item at the index the fork asked for (None: no such item, or none asked)."""
+
+    run: RunNode
+    itemCount: int = 0
+    item: RunItem | None = None
 
 
 class TransferNode(Node):
@@ -541,6 +565,9 @@ class ThreadState(Node):
     latestStable: RunNode | None = None  # the latest completed run with a checkpoint
     # The workspace's usage limits in force, when the reader asked (a start does).
     limitsInForce: list[ProviderLimitNode] = Field(default_factory=list)
+    # READY handoffs prepared for the thread's next start on a provider, not injected yet
+    # (at most one a provider), with their text: a start may inject one as it is.
+    prepared: list[HandoffNode] = Field(default_factory=list)
 
     @property
     def run_in_progress(self) -> RunNode | None:
@@ -563,6 +590,7 @@ class LineageEdge(Node):
     to: str
     relationship: ThreadRelationship
     sourceRunOrdinal: int | None = None
+    sourceItemIndex: int | None = None  # a fork at an item: the last item it inherits
 
 
 class LineageNode(Node):

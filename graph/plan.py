@@ -16,6 +16,7 @@ from pydantic import Field, SerializeAsAny
 from graph.events import EventType, Payload
 from graph.models import (
     CheckpointNode,
+    ContextBudget,
     ContextUsage,
     HandoffEntry,
     HandoffNode,
@@ -91,6 +92,9 @@ class ProviderThreadChange(NodeChange):
 
 class HandoffChange(NodeChange):
     status: HandoffStatus | None = None
+    # A prepared handoff a start injects: its run and the provider thread it goes into.
+    targetRunId: str | None = None
+    toProviderThreadId: str | None = None
     supersededById: str | None = None
     updatedAt: datetime | None = None
     failureReason: str | None = None
@@ -108,6 +112,7 @@ class HandoffChange(NodeChange):
     generationMs: float | None = None
     fallbackReason: str | None = None
     summaryKey: str | None = None
+    budget: ContextBudget | None = None
 
 
 class TransferChange(NodeChange):
@@ -126,6 +131,7 @@ class LimitChange(NodeChange):
 class NewThread(Node):
     thread: ThreadNode
     sourceRunOrdinal: int | None = None  # on the lineage edge from its parent
+    sourceItemIndex: int | None = None  # a fork at an item: the item, on the same edge
 
 
 class RunMove(Node):

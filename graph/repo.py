@@ -28,6 +28,7 @@ from graph.models import (
     Lineage,
     LineageEdge,
     LineageNode,
+    NamedRun,
     ProviderLimitNode,
     ProviderThreadNode,
     RunDigest,
@@ -322,17 +323,27 @@ async def run_owner(tx: Tx, workspace: str, run_id: str) -> tuple[str, RunNode] 
 
 
 async def named_run(
-    tx: Tx, workspace: str, thread_id: str, run_id: str | None, checkpoint_id: str | None
-) -> RunNode | None:
-    """The run of the thread named by `run_id` or by its checkpoint's `checkpoint_id`."""
+    tx: Tx,
+    workspace: str,
+    thread_id: str,
+    run_id: str | None,
+    checkpoint_id: str | None,
+    item_index: int | None = None,
+) -> NamedRun | None:
+    """The run of the thread named by `run_id` or by its checkpoint's `checkpoint_id`, with
+    its item count and its item at `item_index`."""
     row = await tx.row(
         "run/named",
         workspace=workspace,
         threadId=thread_id,
         runId=run_id,
         checkpointId=checkpoint_id,
+        itemIndex=item_index,
     )
-    return None if row is None else run_from(row["run"])
+    if row is None:
+        return None
+    item = item_from(row["item"]) if row["item"] is not None else None
+    return NamedRun(run=run_from(row["run"]), itemCount=row["itemCount"], item=item)
 
 
 async def handoff_owner(
@@ -385,10 +396,16 @@ async def grouped(
 
 
 async def lineage(
-    tx: Tx, workspace: str, thread_id: str, direction: str, depth: int
+    tx: Tx, workspace: str, thread_id: str, direction: str, depth: int, include_side: bool = False
 ) -> Lineage | None:
+    """The thread's lineage; side threads below it only with `include_side`."""
     rows = await tx.bounded_rows(
-        "thread/lineage", depth, workspace=workspace, threadId=thread_id, direction=direction
+        "thread/lineage",
+        depth,
+        workspace=workspace,
+        threadId=thread_id,
+        direction=direction,
+        includeSide=include_side,
     )
     if not rows:
         return None
@@ -528,7 +545,11 @@ async def apply(tx: Tx, workspace: str, plan: WritePlan, receipt: Receipt | None
         workspace=workspace,
         gate=gates.slot(tx),
         threads=[
-            row(_born("thread", props(t.thread), at), sourceRunOrdinal=t.sourceRunOrdinal)
+            row(
+                _born("thread", props(t.thread), at),
+                sourceRunOrdinal=t.sourceRunOrdinal,
+                sourceItemIndex=t.sourceItemIndex,
+            )
             for t in plan.threads
         ],
         providerThreads=[

@@ -87,8 +87,19 @@ class Draft:
         }
         self._events: list[NewEvent] = []
 
-    def thread(self, thread: ThreadNode, source_run_ordinal: int | None = None) -> None:
-        self._threads.append(NewThread(thread=thread, sourceRunOrdinal=source_run_ordinal))
+    def thread(
+        self,
+        thread: ThreadNode,
+        source_run_ordinal: int | None = None,
+        source_item_index: int | None = None,
+    ) -> None:
+        self._threads.append(
+            NewThread(
+                thread=thread,
+                sourceRunOrdinal=source_run_ordinal,
+                sourceItemIndex=source_item_index,
+            )
+        )
 
     def provider_thread(self, pt: ProviderThreadNode) -> None:
         self._provider_threads.append(pt)

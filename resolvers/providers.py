@@ -21,6 +21,9 @@ class ProviderCapabilities(BaseModel):
     supports_resume: bool = True
     supports_native_fork: bool = False
     supports_native_fork_at_turn: bool = False
+    # Forks natively up to one message, named by its native id (Claude's SDK forks a session
+    # at a message uuid): a fork at an item whose key holds that id.
+    supports_native_fork_at_item: bool = False
     supports_rollback: bool = False
     accepts_handoff: bool = True
     injection_mode: InjectionMode = InjectionMode.PREAMBLE
@@ -63,6 +66,7 @@ BUILT_IN: tuple[ProviderCapabilities, ...] = (
         supports_resume=True,
         supports_native_fork=True,
         supports_native_fork_at_turn=False,
+        supports_native_fork_at_item=True,
         supports_rollback=False,
         accepts_handoff=True,
         injection_mode=InjectionMode.SYSTEM,

@@ -6,6 +6,7 @@ write it are in `api/cli/export_formats.py`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -41,6 +42,8 @@ class LineageEdge:
     transfer: str | None
     transferStatus: str | None
     resolution: str | None
+    # A fork at an item: the last item of the source run it inherits (-1: the input only).
+    sourceItemIndex: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,7 @@ def _thread(record: dict[str, Any]) -> ThreadView:
 
 
 def _edge(edge: dict[str, Any], child: str) -> LineageEdge:
+    point = json.loads(edge["sourcePoint"]) if edge.get("sourcePoint") else {}
     return LineageEdge(
         parent=edge["parent"],
         child=child,
@@ -135,6 +139,7 @@ def _edge(edge: dict[str, Any], child: str) -> LineageEdge:
         transfer=edge.get("transfer"),
         transferStatus=edge.get("transferStatus"),
         resolution=edge.get("resolution"),
+        sourceItemIndex=point.get("itemIndex"),
     )
 
 

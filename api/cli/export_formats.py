@@ -141,6 +141,8 @@ def _pt_attrs(pt: ProviderThreadView) -> Attrs:
 
 def _edge_label(edge: LineageEdge) -> str:
     at = f" at run {edge.sourceRunOrdinal}" if edge.sourceRunOrdinal else ""
+    if edge.sourceItemIndex is not None:
+        at += ", its input" if edge.sourceItemIndex < 0 else f", item {edge.sourceItemIndex}"
     status = f"\n{edge.transferStatus}" if edge.transferStatus else ""
     return f"{edge.relationship}{at}{status}"
 
@@ -149,6 +151,8 @@ def _edge_attrs(edge: LineageEdge) -> Attrs:
     attrs: Attrs = {}
     if edge.sourceRunOrdinal is not None:
         attrs["sourceRunOrdinal"] = edge.sourceRunOrdinal
+    if edge.sourceItemIndex is not None:
+        attrs["sourceItemIndex"] = edge.sourceItemIndex
     for key, value in (
         ("transfer", edge.transfer),
         ("transferStatus", edge.transferStatus),
@@ -231,7 +235,7 @@ def to_dot(family: FamilyExport) -> str:
         attrs = {"label": node.label, "shape": shape, "kind": node.kind, **node.attrs}
         lines.append(f"  {_dot_id(node.id)} [{_dot_attrs(attrs)}];")
     for edge in edges(family):
-        style = "solid" if edge.kind in ("FORK", "SUBAGENT") else "dashed"
+        style = "solid" if edge.kind in ("FORK", "SUBAGENT", "SIDE") else "dashed"
         attrs = {"label": edge.label, "kind": edge.kind, "style": style, **edge.attrs}
         lines.append(f"  {_dot_id(edge.source)} -> {_dot_id(edge.target)} [{_dot_attrs(attrs)}];")
     lines.append("}")
@@ -260,7 +264,7 @@ def to_mermaid(family: FamilyExport) -> str:
         shape = f'["{label}"]' if node.kind == "thread" else f'(["{label}"])'
         lines.append(f"  {short[node.id]}{shape}")
     for edge in edges(family):
-        arrow = "-->" if edge.kind in ("FORK", "SUBAGENT") else "-.->"
+        arrow = "-->" if edge.kind in ("FORK", "SUBAGENT", "SIDE") else "-.->"
         lines.append(
             f'  {short[edge.source]} {arrow}|"{_mermaid_text(edge.label)}"| {short[edge.target]}'
         )

@@ -1,4 +1,4 @@
-"""regenerateHandoff and submitHandoffSummary."""
+"""regenerateHandoff, submitHandoffSummary and prepareHandoff."""
 
 from __future__ import annotations
 
@@ -6,16 +6,19 @@ from dataclasses import dataclass
 
 from api.commands.caller import Caller, decided, locked
 from api.commands.receipts import Written
+from api.commands.runs import start_decision
 from graph import events, repo
 from graph.errors import not_found
-from graph.models import HandoffNode, ProviderThreadNode, RunDigest, ThreadState, TransferNode
+from graph.models import HandoffNode, RunDigest, ThreadState, TransferNode
 from graph.store import Tx
+from resolvers.handoffs import preparing
 from resolvers.handoffs import replacement as handoff_plans
 from resolvers.handoffs.budget import refitted
 from resolvers.handoffs.fields import TextFields
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.providers import ProviderCapabilities
 from resolvers.start import transfers
+from resolvers.start.decision import StartRequest
 
 
 async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written[str]:
@@ -34,9 +37,11 @@ async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written
 
 
 async def submit_handoff_summary(
-    tx: Tx, caller: Caller, handoff_id: str, summary_text: str, created_by_provider: str
+    tx: Tx, caller: Caller, handoff_id: str, summary_text: str, created_by_provider: str | None
 ) -> Written[str]:
-    caller.providers.get(created_by_provider)
+    """`created_by_provider` None: a person wrote the text (summarySource PERSON)."""
+    if created_by_provider is not None:
+        caller.providers.get(created_by_provider)
     # What the text covers, to grade it by: the material a regeneration would summarise.
     found = await _replanned(tx, caller, handoff_id)
     handoff_plans.check_submitted(summary_text, found.provider, found.plan.allowedTokens)
@@ -46,10 +51,25 @@ async def submit_handoff_summary(
         found.state,
         found.handoff,
         TextFields.of_text(summary_text, found.covered),
-        handoff_plans.submitted(found.handoff, found.target, created_by_provider, draft.at),
+        handoff_plans.submitted(found.handoff, found.provider.kind, created_by_provider, draft.at),
         events.HandoffSubmitted,
     )
     return Written(ident, draft.build())
+
+
+async def prepare_handoff(
+    tx: Tx, caller: Caller, thread_id: str, request: StartRequest
+) -> Written[str]:
+    """The handoff of the thread's own runs the next start on the request's provider would
+    inject, written now (docs/MODEL.md "Prepared handoffs"). Decided as that start would
+    be, but never with a handoff prepared before: this one replaces it."""
+    state, related = await locked(tx, caller, thread_id, related=True, trimmed=True)
+    caller.providers.get(request.provider)
+    fresh = state.model_copy(update={"prepared": []})
+    decision = await start_decision(tx, caller, fresh, related, request)
+    draft = caller.draft()
+    node = preparing.prepare(draft, state, decision)
+    return Written(node.id, draft.build())
 
 
 @dataclass(frozen=True)
@@ -58,8 +78,7 @@ class Replanned:
 
     state: ThreadState
     handoff: HandoffNode
-    target: ProviderThreadNode
-    provider: ProviderCapabilities
+    provider: ProviderCapabilities  # the entering provider: of its target, or prepared for
     plan: PlannedHandoff
 
     @property
@@ -70,13 +89,13 @@ class Replanned:
 async def _replanned(tx: Tx, caller: Caller, handoff_id: str) -> Replanned:
     state, related, handoff, transfer = await _handoff(tx, caller, handoff_id)
     target = handoff_plans.target_of(handoff, state)
-    provider = caller.providers.get(target.provider)
+    provider = caller.providers.get(handoff_plans.target_provider(handoff, target))
     plan = await decided(
         tx,
         caller,
         lambda content: transfers.replan(handoff, transfer, state, related, provider, content),
     )
-    return Replanned(state, handoff, target, provider, refitted(plan, handoff, state.handoffs))
+    return Replanned(state, handoff, provider, refitted(plan, handoff, state.handoffs))
 
 
 async def _handoff(

@@ -9,7 +9,7 @@ from api.commands.receipts import Written
 from api.commands.runs import run_in_progress
 from graph import repo
 from graph.errors import invalid, not_found
-from graph.models import RunNode, ThreadNode, ThreadState, TransferNode
+from graph.models import NamedRun, ThreadNode, ThreadState, TransferNode
 from graph.store import Tx
 from resolvers.lineage import plans as lineage_plans
 from resolvers.lineage import points
@@ -23,24 +23,34 @@ async def fork_thread(
     checkpoint_id: str | None,
     latest_stable: bool,
     title: str | None,
+    item_index: int | None = None,
+    side: bool = False,
 ) -> Written[ThreadNode]:
     source, _ = await locked(tx, caller, source_thread_id, points=True)
-    chosen = await _named_run(tx, caller, source_thread_id, run_id, checkpoint_id)
+    named = await _named_run(tx, caller, source_thread_id, run_id, checkpoint_id, item_index)
+    chosen = named.run if named is not None else None
     run, at_checkpoint = points.fork_source_run(
-        source, chosen, run_id, checkpoint_id, latest_stable
+        source, chosen, run_id, checkpoint_id, latest_stable, item_index
     )
+    key = points.fork_item(named, item_index) if named is not None else None
+    asked = lineage_plans.ForkRequest(run, at_checkpoint, item_index, key, side)
     draft = caller.draft()
-    child = lineage_plans.fork(draft, source, run, at_checkpoint, title)
+    child = lineage_plans.fork(draft, source, asked, title)
     return Written(child, draft.build())
 
 
 async def _named_run(
-    tx: Tx, caller: Caller, thread_id: str, run_id: str | None, checkpoint_id: str | None
-) -> RunNode | None:
+    tx: Tx,
+    caller: Caller,
+    thread_id: str,
+    run_id: str | None,
+    checkpoint_id: str | None,
+    item_index: int | None,
+) -> NamedRun | None:
     """The run of this thread that `run_id` or `checkpoint_id` names, if any."""
     if run_id is None and checkpoint_id is None:
         return None
-    return await repo.named_run(tx, caller.workspace, thread_id, run_id, checkpoint_id)
+    return await repo.named_run(tx, caller.workspace, thread_id, run_id, checkpoint_id, item_index)
 
 
 async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> Written[TransferNode]:

@@ -77,7 +77,7 @@ async def start_run(
         names = [provider.kind for provider in caller.providers.all()]
         limits.require_available(request.provider, state.limitsInForce, names)
     source = _source(caller, asked, caller.providers.get(request.provider))
-    decision = await _decision(tx, caller, state, related, request)
+    decision = await start_decision(tx, caller, state, related, request)
     assignments, cached = await assigned(
         tx, caller, decision.handoffs, source, decision.provider, state, related
     )
@@ -104,7 +104,7 @@ async def explain_start(
     if found is None:
         raise not_found("thread", thread_id)
     state, related = found
-    return await _decision(tx, caller, state, related, request), state
+    return await start_decision(tx, caller, state, related, request), state
 
 
 async def explain_start_then(
@@ -126,7 +126,7 @@ async def explain_start_then(
         for key, other in others.items()
         if (then := as_of.past(other, Instant(at, before=True))) is not None
     }
-    decision = await _decision(tx, caller, before.state, related, request)
+    decision = await start_decision(tx, caller, before.state, related, request)
     event = await repo.start_event_at(tx, caller.workspace, thread_id, at)
     after = as_of.past(timeline, Instant(at))
     record = replay.recorded(event, after) if event and after else None
@@ -151,7 +151,7 @@ async def report_start_failure(
     request = StartRequest(
         provider=run.provider, input=run.input, model=run.model, runtimeMode=run.runtimeMode
     )
-    decision = await _decision(tx, caller, state, related, request, restart=run)
+    decision = await start_decision(tx, caller, state, related, request, restart=run)
     assignments, cached = await assigned(
         tx, caller, decision.handoffs, source, provider, state, related
     )
@@ -201,7 +201,7 @@ async def _summary_failed(
     return Written(outcome, draft.build())
 
 
-async def _decision(
+async def start_decision(
     tx: Tx,
     caller: Caller,
     state: ThreadState,
@@ -209,7 +209,8 @@ async def _decision(
     request: StartRequest,
     restart: RunNode | None = None,
 ) -> StartDecision:
-    """decide_start, with the run content it asks for loaded."""
+    """decide_start, with the run content it asks for loaded (prepareHandoff decides the
+    same way)."""
     return await decided(
         tx,
         caller,

@@ -163,10 +163,15 @@ class StartContextPlan:
         description="Items of the covered runs its handoffs' texts would leave out "
         "(Thread.items returns them)."
     )
+    prepared_handoff: ContextHandoff | None = strawberry.field(
+        description="The prepared handoff (prepareHandoff) this start would inject as it "
+        "is, if any."
+    )
 
     @classmethod
     async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:
         pt = await by_id(info, ProviderThread, found.providerThreadId, at)
+        prepared = await by_id(info, ContextHandoff, found.preparedHandoffId, at)
         run = found.recordedRun
         return from_model(
             cls,
@@ -175,6 +180,7 @@ class StartContextPlan:
             covered_run_ordinals=found.covered,
             recorded_run=Run.of(run, at) if run else None,
             budget=_budget(found.budget),
+            prepared_handoff=prepared,
         )
 
 
@@ -286,6 +292,10 @@ class LineageEdge:
     to: strawberry.ID
     relationship: ThreadRelationship
     source_run_ordinal: int | None
+    source_item_index: int | None = strawberry.field(
+        description="A fork at an item: the last item of the source run it inherits (-1: "
+        "the run's input only)."
+    )
 
 
 @strawberry.type
@@ -307,6 +317,7 @@ class Lineage:
                     to=strawberry.ID(e.to),
                     relationship=e.relationship,
                     source_run_ordinal=e.sourceRunOrdinal,
+                    source_item_index=e.sourceItemIndex,
                 )
                 for e in found.edges
             ],

@@ -84,6 +84,11 @@ class SourcePointInput:
     run_id: strawberry.ID | None = None
     checkpoint_id: strawberry.ID | None = None
     latest_stable: bool | None = None
+    item_index: int | None = strawberry.field(
+        default=None,
+        description="With runId: fork at this item of the run (0-based, inclusive; -1: "
+        "the run's input only).",
+    )
 
 
 def _attributes(value: object) -> dict[str, object] | None:

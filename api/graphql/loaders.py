@@ -93,7 +93,11 @@ class Loaders:
 
     @cached_property
     def handoffs_received(self) -> DataLoader[str, list[HandoffNode]]:
-        return self._many("handoff/received", repo.handoff_from, as_of.handoff_at)
+        return self._many("handoff/received", repo.handoff_from, as_of.delivered_at)
+
+    @cached_property
+    def handoffs_prepared(self) -> DataLoader[str, list[HandoffNode]]:
+        return self._many("handoff/prepared", repo.handoff_from, as_of.handoff_at)
 
     @cached_property
     def handoffs_consumed(self) -> DataLoader[str, list[HandoffNode]]:

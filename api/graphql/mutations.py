@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import strawberry
 
@@ -336,13 +336,18 @@ class Mutation:
             info, command_id, args, HANDOFF_BY_ID, handoffs.regenerate_handoff, handoff_id
         )
 
-    @strawberry.mutation
+    @t.described(
+        "A handoff's text written by a provider, or by a person (createdByProvider omitted: "
+        "summarySource PERSON). A READY handoff is superseded by a new one holding the "
+        "text; a PENDING one is filled.",
+        mutation=True,
+    )
     async def submit_handoff_summary(
         self,
         info: Info,
         handoff_id: strawberry.ID,
         summary_text: str,
-        created_by_provider: str,
+        created_by_provider: str | None = None,
         command_id: str | None = None,
     ) -> t.ContextHandoff:
         args = {"handoffId": handoff_id, "text": summary_text, "by": created_by_provider}
@@ -355,6 +360,28 @@ class Mutation:
             handoff_id,
             summary_text,
             created_by_provider,
+        )
+
+    @t.described(
+        "Writes now the handoff of the thread's own runs that the next startRun on this "
+        "provider would inject (READY, no target run yet), for a person to read and replace "
+        "with submitHandoffSummary. That start injects it as it is when its plan has not "
+        "moved; else it supersedes it. CONFLICT when that start needs no such handoff or a "
+        "run is in progress.",
+        mutation=True,
+    )
+    async def prepare_handoff(
+        self,
+        info: Info,
+        thread_id: strawberry.ID,
+        provider: str,
+        model: str | None = None,
+        command_id: str | None = None,
+    ) -> t.ContextHandoff:
+        request = StartRequest(provider=provider, input="", model=model)
+        args = {"threadId": thread_id, "provider": provider, "model": model}
+        return await mutate(
+            info, command_id, args, HANDOFF_BY_ID, handoffs.prepare_handoff, thread_id, request
         )
 
     @strawberry.mutation
@@ -374,8 +401,15 @@ class Mutation:
         at: SourcePointInput,
         title: str | None = None,
         command_id: str | None = None,
+        side: Annotated[
+            bool | None,
+            strawberry.argument(
+                description="A side thread: a fork for a side question, never merged back "
+                "and left out of lineage unless asked for."
+            ),
+        ] = False,
     ) -> t.Thread:
-        latest = bool(at.latest_stable)
+        latest, aside = bool(at.latest_stable), bool(side)
         run_id, checkpoint_id = at.run_id, at.checkpoint_id
         args = {
             "source": source_thread_id,
@@ -383,6 +417,9 @@ class Mutation:
             "checkpointId": checkpoint_id,
             "latestStable": latest,
             "title": title,
+            # Only when set: a receipt stored before these existed still matches.
+            **({"itemIndex": at.item_index} if at.item_index is not None else {}),
+            **({"side": True} if aside else {}),
         }
         return await mutate(
             info,
@@ -395,6 +432,8 @@ class Mutation:
             checkpoint_id,
             latest,
             title,
+            at.item_index,
+            aside,
         )
 
     @strawberry.mutation

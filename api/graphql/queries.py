@@ -132,14 +132,21 @@ class Query:
         direction: t.LineageDirection | None = models.LineageDirection.BOTH,
         depth: int | None = 10,
         as_of: datetime | None = None,
+        include_side: Annotated[
+            bool | None,
+            strawberry.argument(
+                description="Side threads below the thread too (left out by default)."
+            ),
+        ] = False,
     ) -> a.Lineage:
         hops = 10 if depth is None else depth
         if hops < 0:
             raise invalid(f"depth must be 0 or more, got {hops}.")
         way = models.LineageDirection(direction or models.LineageDirection.BOTH)
+        side = bool(include_side)
 
         async def work(tx: Tx) -> models.Lineage | None:
-            return await repo.lineage(tx, info.context.workspace, thread_id, way.value, hops)
+            return await repo.lineage(tx, info.context.workspace, thread_id, way.value, hops, side)
 
         found = await info.context.store.read(work)
         at = past.instant(as_of)

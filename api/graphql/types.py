@@ -189,6 +189,10 @@ class Provider:
     supports_resume: bool
     supports_native_fork: bool
     supports_native_fork_at_turn: bool
+    supports_native_fork_at_item: bool = strawberry.field(
+        description="Forks natively up to one message, named by the native id a run item's "
+        "key holds (a fork at an item)."
+    )
     supports_rollback: bool
     accepts_handoff: bool
     injection_mode: InjectionMode
@@ -460,6 +464,15 @@ class Thread(NodeView[models.ThreadNode]):
     incoming_transfers = to_many("ContextTransfer", "transfers_in")
     outgoing_transfers = to_many("ContextTransfer", "transfers_out")
 
+    @described(
+        "Handoffs prepared for the thread's next start on a provider (prepareHandoff) that "
+        "no start has injected or superseded yet: at most one a provider."
+    )
+    async def prepared_handoffs(self, info: Info) -> list[ContextHandoff]:
+        found = await loaders(info, self.as_of).handoffs_prepared.load(self.node.id)
+        waiting = [h for h in found if h.prepared and h.status is models.HandoffStatus.READY]
+        return [ContextHandoff.of(h, self.as_of) for h in waiting]
+
     @described("On a fork or subagent: how it and its source have moved apart. Null on a root.")
     async def divergence(self, info: Info) -> ForkDivergence | None:
         if self.node.parentId is None:
@@ -470,6 +483,13 @@ class Thread(NodeView[models.ThreadNode]):
 
 @strawberry.type
 class ForkDivergence:
+    source_run_ordinal: int = strawberry.field(
+        description="The source run the thread was taken at (0: before any run)."
+    )
+    source_item_index: int | None = strawberry.field(
+        description="A fork at an item: the last item of that run it took (-1: the input "
+        "only); the run's later items are the source's own since the fork."
+    )
     source_runs_since_fork: list[int] = strawberry.field(
         description="Ordinals of the source's live (not rolled back) runs after the fork point."
     )
@@ -487,6 +507,8 @@ class ForkDivergence:
         return from_model(
             cls,
             found,
+            source_run_ordinal=found.forkedAt,
+            source_item_index=found.forkedAtItem,
             source_runs_since_fork=list(found.sourceRunsSinceFork),
             unmerged_run_ordinals=list(found.unmerged),
         )
@@ -686,6 +708,10 @@ class ContextHandoff(NodeView[models.HandoffNode]):
     fallback_reason: str | None = strawberry.field(
         description="Why the local summarizer wrote it instead of its source."
     )
+    prepared_for: str | None = strawberry.field(
+        description="A prepared handoff (prepareHandoff): the provider whose next start it "
+        "was written for."
+    )
     failure_reason: str | None = strawberry.field(
         description="When FAILED: why its summary never came."
     )
@@ -755,9 +781,16 @@ class ContextHandoff(NodeView[models.HandoffNode]):
 @strawberry.type
 class SourcePoint(NodeView[models.SourcePoint]):
     node: strawberry.Private[models.SourcePoint]
-    turn_item_id: str | None
+    turn_item_id: str | None = strawberry.field(
+        description="A fork at an item: that item's key (its native message id, where the "
+        "item has one)."
+    )
     provider_thread_ref: str | None
     provider_turn_ref: str | None
+    item_index: int | None = strawberry.field(
+        description="A fork at an item: the last item of the run it inherits (-1: the "
+        "input only); null: the whole run."
+    )
     as_of: strawberry.Private[Instant | None] = None
 
     thread = to_one("Thread", "threadId", required=True)

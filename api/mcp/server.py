@@ -226,6 +226,24 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
             return refusal(failed(invalid("Give exactly one of run_id or latest_stable: true.")))
         return result(found, lambda thread: f"Forked as {thread['id']}.")
 
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+    async def prepare_handoff(
+        ctx: Context,
+        thread_id: str,
+        provider: str,
+        model: str | None = None,
+        command_id: str | None = None,
+    ) -> CallToolResult:
+        """The handoff the next start of the thread on `provider` would inject, written now
+        (READY, no target run yet) for a person to read and replace; that start injects it
+        as it is while its plan has not moved. Needs a token with write scope."""
+        found = await call(
+            ctx,
+            tools.PREPARE_HANDOFF,
+            given(id=thread_id, provider=provider, model=model, commandId=command_id),
+        )
+        return result(found, lambda handoff: str(handoff["summaryText"]))
+
     return server
 
 

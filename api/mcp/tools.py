@@ -107,6 +107,13 @@ FORK_THREAD = Operation(
     incomingTransfers {{ id type status }} }} }}""",
     "forkThread",
 )
+PREPARE_HANDOFF = Operation(
+    """mutation($id: ID!, $provider: String!, $model: String, $commandId: String) {
+  prepareHandoff(threadId: $id, provider: $provider, model: $model, commandId: $commandId) {
+    id status strategy kind summaryText tokenEstimate summarySource preparedFor
+    coveredRunOrdinals { from to } thread { id } } }""",
+    "prepareHandoff",
+)
 
 
 class Gateway:

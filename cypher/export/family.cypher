@@ -1,13 +1,13 @@
 // A thread's whole family, for `threadline export`: one row per thread under its root
-// (depth from the root), with its runs, the lineage edge from its parent and the transfer
-// that opened it, the merge-backs and subagent results it received (the transfers that go
+// (depth from the root; side threads included), with its runs, the lineage edge from its
+// parent and the transfer that opened it (with its source point: a fork at an item names it), the merge-backs and subagent results it received (the transfers that go
 // back up the tree, as the lineage page draws them), and its provider threads with their
 // native and handoff-covered runs (docs/MODEL.md: history runs only; handoff coverage counts
 // READY handoffs about the provider thread's own thread). Lineage is a tree, walked down at
 // most 100 hops.
 MATCH (start:Thread {id: $threadId, workspace: $workspace})
 MATCH (root:Thread {id: start.rootId, workspace: $workspace})
-MATCH p = (root)-[:FORK|SUBAGENT*0..100]->(t)  // no label: FORK and SUBAGENT only join threads
+MATCH p = (root)-[:FORK|SUBAGENT|SIDE*0..100]->(t)  // no label: these only join threads
 WITH t, length(p) AS depth
 ORDER BY depth, t.createdAt, t.id
 RETURN t {.id, .title, .relationshipToParent, .parentId, .createdBy} AS thread, depth,
@@ -16,11 +16,12 @@ RETURN t {.id, .title, .relationshipToParent, .parentId, .createdBy} AS thread, 
     RETURN r {.ordinal, .provider, .status} ORDER BY r.ordinal
   } AS runs,
   COLLECT {
-    MATCH (parent:Thread)-[e:FORK|SUBAGENT]->(t)
+    MATCH (parent:Thread)-[e:FORK|SUBAGENT|SIDE]->(t)
     OPTIONAL MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
     WHERE x.type IN ['FORK', 'SUBAGENT_SPAWN']
     RETURN {parent: parent.id, relationship: type(e), sourceRunOrdinal: e.sourceRunOrdinal,
-            transfer: x.id, transferStatus: x.status, resolution: x.resolutionStrategy}
+            transfer: x.id, transferStatus: x.status, resolution: x.resolutionStrategy,
+            sourcePoint: x.sourcePointJson}
   } AS parentEdges,
   COLLECT {
     MATCH (source:Thread)<-[:FROM_THREAD]-(x:ContextTransfer)-[:TO_THREAD]->(t)

@@ -22,9 +22,11 @@ CALL () {
   WITH t, row
   OPTIONAL MATCH (p:Thread {id: t.parentId, workspace: $workspace})
   FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'FORK' THEN [1] ELSE [] END |
-    CREATE (p)-[:FORK {sourceRunOrdinal: row.sourceRunOrdinal}]->(t))
+    CREATE (p)-[:FORK {sourceRunOrdinal: row.sourceRunOrdinal, sourceItemIndex: row.sourceItemIndex}]->(t))
   FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'SUBAGENT' THEN [1] ELSE [] END |
-    CREATE (p)-[:SUBAGENT {sourceRunOrdinal: row.sourceRunOrdinal}]->(t))
+    CREATE (p)-[:SUBAGENT {sourceRunOrdinal: row.sourceRunOrdinal, sourceItemIndex: row.sourceItemIndex}]->(t))
+  FOREACH (_ IN CASE WHEN p IS NOT NULL AND t.relationshipToParent = 'SIDE' THEN [1] ELSE [] END |
+    CREATE (p)-[:SIDE {sourceRunOrdinal: row.sourceRunOrdinal, sourceItemIndex: row.sourceItemIndex}]->(t))
 }
 CALL () {
   UNWIND $providerThreads AS p
@@ -64,6 +66,13 @@ CALL () {
   CALL (n) {
     MATCH (x:ContextTransfer {id: n.transferId, workspace: $workspace})
     CREATE (x)-[:PRODUCED]->(n)
+  }
+  // A prepared handoff (prepareHandoff, or a text submitted over one): its thread keeps
+  // it, for the next start on its provider to find.
+  CALL (n) {
+    WITH n WHERE n.preparedFor IS NOT NULL
+    MATCH (t:Thread {id: n.threadId, workspace: $workspace})
+    CREATE (t)-[:PREPARED]->(n)
   }
 }
 CALL () {
@@ -175,6 +184,11 @@ CALL () {
   CALL (h, change) {
     MATCH (next:ContextHandoff {id: change.props.supersededById, workspace: $workspace})
     MERGE (h)-[:SUPERSEDED_BY]->(next)
+  }
+  // A prepared handoff a start injects goes into the start's provider thread.
+  CALL (h, change) {
+    MATCH (to:ProviderThread {id: change.props.toProviderThreadId, workspace: $workspace})
+    MERGE (h)-[:DELIVERED_TO]->(to)
   }
 }
 CALL () {

@@ -1,4 +1,4 @@
 UNWIND $ids AS id
-MATCH (:Thread {id: id, workspace: $workspace})-[:FORK|SUBAGENT]->(c:Thread)
+MATCH (:Thread {id: id, workspace: $workspace})-[:FORK|SUBAGENT|SIDE]->(c:Thread)
 RETURN id AS key, c {.*} AS value
 ORDER BY c.createdAt, c.id

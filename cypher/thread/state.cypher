@@ -8,7 +8,7 @@
 // is then a write, so it always runs in a write transaction. Temporal properties leave as
 // ISO strings (docs/MODEL.md, "Reading times"). With $runHandoffsOnly (the commands on
 // a run already started: attach, complete, fail), the live handoffs are only those of the
-// run in progress, the only ones their decisions look at.
+// run in progress, the only ones their decisions look at, and no prepared handoff is read.
 // With $gate (a slot number: the statement takes locks), that slot of the workspace's
 // write gate is locked first, before any thread, so a backup's pause, which locks every
 // slot, and this command wait for each other, never both on the other (docs/MODEL.md,
@@ -64,8 +64,8 @@ CALL (main) {
 }
 OPTIONAL MATCH (busy:Run {workspace: $workspace, threadId: main.id, ordinal: main.lastOrdinal})
 WITH main, CASE WHEN $related THEN
-    // No label on a: FORK and SUBAGENT only join threads, and a label invites a thread scan.
-    COLLECT { MATCH (a)-[:FORK|SUBAGENT*1..100]->(main) RETURN a.id } +
+    // No label on a: FORK, SUBAGENT and SIDE only join threads, and a label invites a thread scan.
+    COLLECT { MATCH (a)-[:FORK|SUBAGENT|SIDE*1..100]->(main) RETURN a.id } +
     COLLECT {
       MATCH (x:ContextTransfer)-[:TO_THREAD]->(main)
       WHERE x.status = 'PENDING' OR (busy IS NOT NULL AND x.consumedByRunId = busy.id)
@@ -151,6 +151,15 @@ RETURN t.id = mainId AS isMain, t {.*, createdAt: toString(t.createdAt)} AS thre
     WITH r, c LIMIT 1
     RETURN r {.*, checkpoint: c {.*}}
   } ELSE [] END AS latestStable,
+  // Handoffs prepared for the thread's next start on a provider and not injected yet (at
+  // most one a provider), with their text: a start injects one as it is. The PREPARED
+  // edges grow with the prepares a thread had, not with its runs.
+  CASE WHEN $runHandoffsOnly OR t.id <> mainId THEN [] ELSE COLLECT {
+    MATCH (t)-[:PREPARED]->(h:ContextHandoff)
+    WHERE h.status = 'READY' AND h.targetRunId IS NULL
+    RETURN h {.*, createdAt: toString(h.createdAt), updatedAt: toString(h.updatedAt)}
+    ORDER BY h.createdAt, h.id
+  } END AS prepared,
   // The workspace's usage limits in force at $limitsAt (startRun reads them with the
   // thread's state, not in a statement of their own); none when $limitsAt is null.
   CASE WHEN $limitsAt IS NOT NULL AND t.id = mainId THEN COLLECT {

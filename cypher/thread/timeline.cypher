@@ -1,6 +1,7 @@
 // Everything each thread's state is made of, every node with its history (historyJson),
 // for answers as of a past instant (resolvers/past/as_of.py): its runs (without digests), its
-// provider threads, the handoffs they received (without text), its transfers both ways,
+// provider threads, the handoffs they received and those prepared for it (without text),
+// its transfers both ways,
 // and the ids of its ancestors and of the sources of its incoming transfers. It grows with
 // the thread, so temporal properties leave as ISO strings (docs/MODEL.md, "Reading times").
 UNWIND $ids AS id
@@ -22,8 +23,16 @@ RETURN id AS key, {
     RETURN pt {.*, createdAt: toString(pt.createdAt), lastUsedAt: toString(pt.lastUsedAt)}
     ORDER BY pt.createdAt, pt.id
   },
+  // Those its provider threads received, and those prepared for its next starts (a
+  // prepared one a start injected is both, and read once).
   handoffs: COLLECT {
-    MATCH (t)-[:HAS_PROVIDER_THREAD]->(:ProviderThread)<-[:DELIVERED_TO]-(h:ContextHandoff)
+    CALL (t) {
+      MATCH (t)-[:HAS_PROVIDER_THREAD]->(:ProviderThread)<-[:DELIVERED_TO]-(h:ContextHandoff)
+      RETURN h
+      UNION
+      MATCH (t)-[:PREPARED]->(h:ContextHandoff)
+      RETURN h
+    }
     RETURN h {.*, summaryText: '', sectionsJson: '[]', omittedJson: '[]', qualityJson: null, createdAt: toString(h.createdAt),
               updatedAt: toString(h.updatedAt)} ORDER BY h.createdAt, h.id
   },
@@ -35,8 +44,8 @@ RETURN id AS key, {
     MATCH (x:ContextTransfer)-[:FROM_THREAD]->(t) RETURN x {.*, createdAt: toString(x.createdAt), consumedAt: toString(x.consumedAt)}
     ORDER BY x.createdAt, x.id
   },
-  // No label on a: FORK and SUBAGENT only join threads, and a label invites a thread scan.
-  relatedIds: COLLECT { MATCH (a)-[:FORK|SUBAGENT*1..100]->(t) RETURN a.id } +
+  // No label on a: FORK, SUBAGENT and SIDE only join threads, and a label invites a thread scan.
+  relatedIds: COLLECT { MATCH (a)-[:FORK|SUBAGENT|SIDE*1..100]->(t) RETURN a.id } +
     COLLECT {
       MATCH (x:ContextTransfer)-[:TO_THREAD]->(t)
       WHERE x.sourceThreadId <> t.id

@@ -81,6 +81,20 @@ def digest_of(run: RunNode) -> RunDigest:
     )
 
 
+def up_to_item(digest: RunDigest, index: int) -> RunDigest:
+    """What a fork at item `index` of the run inherits of it (docs/MODEL.md "Steering the
+    context"): its input and its items up to that index (-1: none). Its checkpoint was
+    taken when the whole run ended, so it goes too; the selection rules read the cut
+    digest as they read any."""
+    return digest.model_copy(
+        update={
+            "items": [item for item in digest.items if item.index <= index],
+            "checkpointRef": None,
+            "diffSummary": None,
+        }
+    )
+
+
 def _item_digest(item: RunItem, index: int, ordinal: int) -> DigestItem:
     attributes = {k: v for k, v in (item.attributes or {}).items() if k in READ_ATTRIBUTES}
     if item.kind is RunItemKind.FILE_CHANGE:

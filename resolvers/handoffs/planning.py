@@ -36,15 +36,19 @@ class PlannedHandoff(BaseModel):
     # What the summary was made from, for another summarizer to read. Not kept in a
     # command's receipt: the requests a start makes carry it where it is needed.
     material: SummaryMaterial | None = Field(default=None, exclude=True)
+    # A prepared handoff the start injects as it is (prepareHandoff): its id; the start
+    # links that handoff instead of writing a new one.
+    preparedId: str | None = None
 
     @property
     def covered(self) -> Ranges:
         return Ranges.span(self.coveredFrom, self.coveredTo)
 
     def to_node(
-        self, ident: str, thread_id: str, to_provider_thread_id: str, at: datetime
+        self, ident: str, thread_id: str, to_provider_thread_id: str | None, at: datetime
     ) -> HandoffNode:
-        """The ready handoff node this plan becomes once it has an id and a target."""
+        """The ready handoff node this plan becomes once it has an id and a target (None:
+        prepared, it gets its target when a start injects it)."""
         runs = self.material.runs if self.material is not None else []
         return HandoffNode(
             id=ident,

@@ -54,11 +54,20 @@ def replaceable(handoff: HandoffNode) -> HandoffNode:
     return handoff
 
 
-def target_of(handoff: HandoffNode, state: ThreadState) -> ProviderThreadNode:
+def target_of(handoff: HandoffNode, state: ThreadState) -> ProviderThreadNode | None:
+    """The provider thread the handoff went into; None for a prepared one (it goes into the
+    provider thread of the start that injects it)."""
+    if handoff.prepared:
+        return None
     pt = state.provider_thread(handoff.toProviderThreadId)
     if pt is None:
         raise conflict(f"Handoff {handoff.id} has no target.")
     return pt
+
+
+def target_provider(handoff: HandoffNode, target: ProviderThreadNode | None) -> str:
+    """The provider whose start injects the handoff."""
+    return target.provider if target is not None else handoff.preparedFor or ""
 
 
 def check_submitted(
@@ -77,18 +86,20 @@ def check_submitted(
         )
 
 
-def submitted(
-    old: HandoffNode, target: ProviderThreadNode, created_by: str, at: datetime
-) -> Provenance:
-    """A provider's own summary. Filling a pending handoff keeps the source it was asked
-    of and took from the request until now; over a READY one it is the entering
-    provider's when the target provider wrote it, else the leaving provider's."""
+def submitted(old: HandoffNode, entering: str, created_by: str | None, at: datetime) -> Provenance:
+    """A provider's own summary, or a person's (`created_by` None: PERSON). Filling a
+    pending handoff keeps the source it was asked of (a person's text is the person's) and
+    took from the request until now; over a READY one a provider's text is the entering
+    provider's when that provider wrote it, else the leaving provider's."""
+    person = {"summarySource": SummarySource.PERSON} if created_by is None else {}
     if old.status is HandoffStatus.PENDING:
         took = round((at - old.createdAt).total_seconds() * 1000, 3)
-        return Provenance(createdByProvider=created_by, generationMs=took)
+        return Provenance(createdByProvider=created_by, generationMs=took, **person)
     source = (
-        SummarySource.ENTERING_PROVIDER
-        if created_by == target.provider
+        SummarySource.PERSON
+        if created_by is None
+        else SummarySource.ENTERING_PROVIDER
+        if created_by == entering
         else SummarySource.LEAVING_PROVIDER
     )
     return Provenance(createdByProvider=created_by, summarySource=source)

@@ -31,6 +31,7 @@ CARRYING = frozenset({TransferStatus.PENDING, TransferStatus.CONSUMED})
 @dataclass(frozen=True)
 class Divergence:
     forkedAt: int  # the source run the child was taken at (0: before any run)
+    forkedAtItem: int | None  # a fork at an item: the last item of that run it took
     sourceRunsSinceFork: Ranges
     sourceRolledBackPastFork: bool
     sourceRolledBackTo: int | None
@@ -58,6 +59,7 @@ def divergence(
     merged_through = latest.sourcePoint.runOrdinal or 0 if latest else 0
     return Divergence(
         forkedAt=forked_at,
+        forkedAtItem=start.sourcePoint.itemIndex,
         sourceRunsSinceFork=source.not_rolled_back.after(forked_at),
         sourceRolledBackPastFork=past_fork,
         sourceRolledBackTo=point.rolledBackTo if past_fork and point is not None else None,

@@ -34,11 +34,29 @@ from resolvers.start import transfers
 TITLE_LIMIT = 80
 
 
-def fork(
-    draft: Draft, source: ThreadState, run: RunNode, at_checkpoint: bool, title: str | None
-) -> ThreadNode:
-    point = points.point_at(source, run, at_checkpoint=at_checkpoint)
-    child = _child(draft, source, ThreadRelationship.FORK, Actor.USER, title)
+@dataclass(frozen=True)
+class ForkRequest:
+    """Where a fork is taken and what it is: at `run` (as a checkpoint, or up to its item
+    `itemIndex`, whose key is `itemKey`), a side thread or not."""
+
+    run: RunNode
+    atCheckpoint: bool = False
+    itemIndex: int | None = None
+    itemKey: str | None = None
+    side: bool = False
+
+
+def fork(draft: Draft, source: ThreadState, asked: ForkRequest, title: str | None) -> ThreadNode:
+    run = asked.run
+    point = points.point_at(
+        source,
+        run,
+        at_checkpoint=asked.atCheckpoint,
+        item_index=asked.itemIndex,
+        item_key=asked.itemKey,
+    )
+    kind = ThreadRelationship.SIDE if asked.side else ThreadRelationship.FORK
+    child = _child(draft, source, kind, Actor.USER, title)
     transfer = _transfer(
         draft,
         TransferType.FORK,
@@ -283,7 +301,7 @@ def _open_child(
     native_ref: str | None = None,
 ) -> None:
     """A new fork or subagent thread, its transfer, and events on both threads."""
-    draft.thread(child, transfer.sourcePoint.runOrdinal)
+    draft.thread(child, transfer.sourcePoint.runOrdinal, transfer.sourcePoint.itemIndex)
     draft.transfer(transfer)
     said = {"nativeRef": native_ref} if native_ref else {}
     draft.event(

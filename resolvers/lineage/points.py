@@ -7,6 +7,8 @@ from __future__ import annotations
 from graph.errors import conflict, invalid
 from graph.models import (
     IN_PROGRESS,
+    NamedRun,
+    RunItemKind,
     RunNode,
     RunStatus,
     SourcePoint,
@@ -18,6 +20,17 @@ from graph.models import (
 )
 
 ORIGINS = frozenset({TransferType.FORK, TransferType.SUBAGENT_SPAWN})
+# Kinds whose key names what they track (a todo, a question, a call's output), not the
+# native message they came in: their key is never taken for a native message id.
+STATE_KEYED = frozenset(
+    {
+        RunItemKind.TODO,
+        RunItemKind.QUESTION,
+        RunItemKind.APPROVAL,
+        RunItemKind.FAILURE,
+        RunItemKind.TOOL_OUTPUT,
+    }
+)
 DELIVERED_TO_PARENT = frozenset({TransferType.MERGE_BACK, TransferType.SUBAGENT_RESULT})
 
 
@@ -30,14 +43,18 @@ def fork_source_run(
     run_id: str | None,
     checkpoint_id: str | None,
     latest_stable: bool,
+    item_index: int | None = None,
 ) -> tuple[RunNode, bool]:
     """The run a fork starts from and whether it was chosen as a checkpoint.
 
     `chosen` is the run `run_id` or `checkpoint_id` named, as the store found it in
-    this thread (None: it is not a run of this thread).
+    this thread (None: it is not a run of this thread). `item_index` (a fork at an item)
+    goes with `run_id` only.
     """
     if sum([run_id is not None, checkpoint_id is not None, latest_stable]) != 1:
         raise invalid("Give exactly one of at.runId, at.checkpointId or at.latestStable: true.")
+    if item_index is not None and run_id is None:
+        raise invalid("at.itemIndex goes with at.runId only, not a checkpoint or latestStable.")
     if latest_stable:
         if state.latestStable is None:
             raise invalid(
@@ -51,6 +68,26 @@ def fork_source_run(
     return _forkable(chosen), checkpoint_id is not None
 
 
+def fork_item(named: NamedRun, item_index: int | None) -> str | None:
+    """For a fork at an item (docs/MODEL.md "Steering the context"), once its run is known
+    to be forkable: checks `item_index` against the run (-1, or the index of one of its
+    items) and answers its native message id: the item's key, unless its kind keys a
+    state (`STATE_KEYED`)."""
+    if item_index is None:
+        return None
+    run = named.run
+    if not -1 <= item_index < named.itemCount:
+        last = named.itemCount - 1
+        raise invalid(
+            f"Run {run.ordinal} has {named.itemCount} item(s), so at.itemIndex must be "
+            f"between -1 (its input only) and {last}; got {item_index}."
+        )
+    item = named.item
+    if item is None or item_index < 0 or item.kind in STATE_KEYED:
+        return None
+    return item.key
+
+
 def _forkable(run: RunNode) -> RunNode:
     if run.status in IN_PROGRESS:
         raise conflict(f"Run {run.ordinal} is still {run.status}; fork from a completed run.")
@@ -59,8 +96,16 @@ def _forkable(run: RunNode) -> RunNode:
     return run
 
 
-def point_at(state: ThreadState, run: RunNode, *, at_checkpoint: bool = False) -> SourcePoint:
-    """A source point at `run` with the native refs of the provider thread it ran on."""
+def point_at(
+    state: ThreadState,
+    run: RunNode,
+    *,
+    at_checkpoint: bool = False,
+    item_index: int | None = None,
+    item_key: str | None = None,
+) -> SourcePoint:
+    """A source point at `run` (at its item `item_index`, whose key is `item_key`, when
+    given) with the native refs of the provider thread it ran on."""
     pt = state.provider_thread(run.providerThreadId)
     return SourcePoint(
         threadId=state.thread.id,
@@ -71,6 +116,8 @@ def point_at(state: ThreadState, run: RunNode, *, at_checkpoint: bool = False) -
         providerThreadRef=pt.nativeRef if pt else None,
         providerTurnRef=run.nativeTurnRef,
         atCheckpoint=at_checkpoint,
+        itemIndex=item_index,
+        turnItemId=item_key,
     )
 
 
@@ -94,6 +141,11 @@ def origin(state: ThreadState) -> TransferNode | None:
 
 def merge_back_points(fork: ThreadState) -> tuple[SourcePoint, SourcePoint]:
     """(source point, base point) of a merge-back: the fork's latest completed run, its origin."""
+    if fork.thread.relationshipToParent is ThreadRelationship.SIDE:
+        raise invalid(
+            f"Thread {fork.thread.id} is a side thread: it never merges back, so nothing of "
+            "it reaches its source. Carry what it found by hand in a run on the source."
+        )
     if fork.thread.relationshipToParent is not ThreadRelationship.FORK:
         raise invalid(f"Thread {fork.thread.id} is not a fork; only forks merge back.")
     if fork.latestCompleted is None:

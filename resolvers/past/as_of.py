@@ -66,15 +66,18 @@ class Instant:
 
 def fold(kind: NodeKind, versioned: Versioned[N], instant: Instant) -> N:
     """The node with its tracked fields as its history had them at `instant`. A node
-    without history (written before histories were kept) keeps its current values."""
+    without history (written before histories were kept) keeps its current values, and so
+    does a field its history never names (tracked only since: a handoff's target run)."""
     node, versions = versioned.node, versioned.history
     if not versions:
         return node
     values: dict[str, Any] = {}
+    named: set[str] = set()
     for version in versions:
+        named.update(version.values)
         if instant.saw(version.at):
             values.update(version.values)
-    update = {name: values.get(name) for name in TRACKED[kind]}
+    update = {name: values.get(name) for name in TRACKED[kind] if name in named}
     return type(node).model_validate({**node.model_dump(), **update})
 
 
@@ -118,6 +121,13 @@ def handoff_at(versioned: Versioned[HandoffNode], instant: Instant) -> HandoffNo
     return handoff.model_copy(update={"updatedAt": _last_change(versioned, instant)})
 
 
+def delivered_at(versioned: Versioned[HandoffNode], instant: Instant) -> HandoffNode | None:
+    """The handoff, if it had been delivered then: a prepared one only from the start
+    that injected it."""
+    handoff = handoff_at(versioned, instant)
+    return handoff if handoff is not None and handoff.toProviderThreadId is not None else None
+
+
 def transfer_at(versioned: Versioned[TransferNode], instant: Instant) -> TransferNode | None:
     if not instant.saw(versioned.node.createdAt):
         return None
@@ -151,7 +161,8 @@ class Past:
 
     state: ThreadState  # selected as thread/state.cypher selects, with its source points
     runs: tuple[RunNode, ...]  # every run that had started, by ordinal
-    handoffs: tuple[HandoffNode, ...]  # every handoff its provider threads had received
+    # Every handoff its provider threads had received, and those prepared for it.
+    handoffs: tuple[HandoffNode, ...]
     transfersIn: tuple[TransferNode, ...]
     transfersOut: tuple[TransferNode, ...]
 
@@ -258,6 +269,7 @@ def _state(
         },
         latestCompleted=completed[-1] if completed else None,
         latestStable=next((run for run in reversed(completed) if run.checkpoint), None),
+        prepared=[h for h in handoffs if h.prepared and h.status is HandoffStatus.READY],
     )
 
 

@@ -55,6 +55,7 @@ class Explained:
     omittedCount: int = 0  # items of the covered runs its handoffs' texts leave out
     recordedRun: RunNode | None = None
     differsFromRecord: bool = False
+    preparedHandoffId: str | None = None  # the prepared handoff it injects as it is
 
 
 def recorded(event: EventNode, then: Past) -> Recorded | None:
@@ -74,7 +75,13 @@ def recorded(event: EventNode, then: Past) -> Recorded | None:
         # A restart recorded before its event kept the action has it on the run.
         providerAction=said.providerAction or run.providerAction,
         providerThreadId=None if pt is None or pt.createdAt == event.at else pt.id,
-        handoffs=[h for h in then.handoffs if h.targetRunId == run.id and h.createdAt == event.at],
+        # Made by the start, or prepared before it and injected by it (not by a restart).
+        handoffs=[
+            h
+            for h in then.handoffs
+            if h.targetRunId == run.id
+            and (h.createdAt == event.at or (h.preparedFor and isinstance(said, RunStarted)))
+        ],
     )
 
 
@@ -94,6 +101,7 @@ def explained(
         explanation=decision.explanation,
         budget=decision.budget,
         omittedCount=sum(len(h.summary.omitted) for h in decision.handoffs),
+        preparedHandoffId=decision.preparedHandoffId,
     )
     if record is None:
         return replay
@@ -109,6 +117,7 @@ def explained(
         budget=replay.budget,
         omittedCount=replay.omittedCount,
         recordedRun=record.run,
+        preparedHandoffId=next((h.id for h in record.handoffs if h.preparedFor), None),
     )
     if _decided(kept) == _decided(replay):
         note = f"Run {record.run.ordinal} recorded this same decision at this instant."

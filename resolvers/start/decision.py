@@ -36,7 +36,7 @@ from resolvers.handoffs.budget import explained as explained_budget
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, runs_named
 from resolvers.lineage import points
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
-from resolvers.start import injection, staleness, transfers
+from resolvers.start import injection, prepared, staleness, transfers
 from resolvers.start.staleness import StalenessPolicy
 
 DEFAULT_CONTEXT = ContextPolicy()
@@ -79,6 +79,10 @@ class StartDecision(BaseModel):
     transfers: list[TransferResolution] = Field(default_factory=list)
     explanation: list[str] = Field(default_factory=list)
     budget: ContextBudget | None = None  # what its handoffs may fill together
+    # A handoff prepared for this start (prepareHandoff): injected as it is, or superseded
+    # because the plan moved (with why).
+    preparedHandoffId: str | None = None
+    supersededPrepared: dict[str, str] = Field(default_factory=dict)
 
     @classmethod
     def of(
@@ -166,7 +170,32 @@ def decide_start(
     decision = _with_parent_deliveries(decision, waiting, related, content)
     _refuse_unsupported(decision)
     ordered = _in_injection_order(decision, state, related)
+    if restart is None:
+        ordered = _with_prepared(ordered, state, request, context)
     return _within_budget(ordered, request, context, content)
+
+
+def _with_prepared(
+    decision: StartDecision, state: ThreadState, request: StartRequest, context: ContextPolicy
+) -> StartDecision:
+    """The handoff prepared for this start in place of the thread's own, or superseded
+    when the plan moved (`resolvers.start.prepared`)."""
+    budget = budget_into(decision.provider, decision.providerThread, request.model, context)
+    choice = prepared.choose(
+        state, decision.provider.kind, decision.handoffs, decision.providerThread, budget
+    )
+    said = choice.said
+    if said is None:
+        return decision
+    superseded = choice.superseded
+    return decision.model_copy(
+        update={
+            "handoffs": choice.handoffs,
+            "preparedHandoffId": choice.used.id if choice.used else None,
+            "supersededPrepared": {superseded.id: choice.reason or ""} if superseded else {},
+            "explanation": [*decision.explanation, said],
+        }
+    )
 
 
 def _within_budget(
@@ -250,8 +279,11 @@ def _resolve_origin(
     """First run of a fork or spawned thread: native fork when possible, else portable."""
     plan = transfers.native_fork(origin, provider, threads.get(origin.sourceThreadId))
     if isinstance(plan, NativeForkPlan):
+        at = origin.sourcePoint
         boundary = (
-            f"at native turn {plan.lastTurnId}"
+            f"at native message {plan.lastTurnId} (item {at.itemIndex} of run {at.runOrdinal})"
+            if at.itemIndex is not None
+            else f"at native turn {plan.lastTurnId}"
             if plan.lastTurnId
             else f"at its latest state, then roll back {plan.rollbackTurns} turn(s)"
         )

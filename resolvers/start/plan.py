@@ -19,7 +19,7 @@ from graph.models import (
     ThreadState,
     TransferNode,
 )
-from graph.plan import ProviderThreadChange, RunChange, ThreadChange
+from graph.plan import HandoffChange, ProviderThreadChange, RunChange, ThreadChange
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
@@ -96,6 +96,9 @@ def start(
     for plan, assignment in zip(
         decision.handoffs, assignments or [LOCAL] * len(decision.handoffs), strict=True
     ):
+        if plan.preparedId is not None:
+            handoffs.append(_injected(draft, state, plan.preparedId, run_id, pt.id))
+            continue
         node = plan.to_node(draft.new_id("hnd"), thread_id, pt.id, draft.at).model_copy(
             update={"targetRunId": run_id, "budget": decision.budget}
         )
@@ -176,7 +179,9 @@ def start(
     draft.event(thread_id, opened, run.id)
     _resolve_transfers(draft, thread_id, decision, run.id, pt.id, handoff_ids)
     for handoff in handoffs:
-        summary_plans.created_event(draft, thread_id, run.id, handoff)
+        if handoff.id != decision.preparedHandoffId:  # made before, when it was prepared
+            summary_plans.created_event(draft, thread_id, run.id, handoff)
+    _supersede_prepared(draft, state, decision, handoffs, run.id)
     consumed = {resolution.transferId for resolution in decision.transfers}
     return StartOutcome(
         run=draft.updated(run),
@@ -186,6 +191,47 @@ def start(
         decision=summary_plans.explained(decision, requests),
         requests=requests,
     )
+
+
+def _injected(
+    draft: Draft, state: ThreadState, handoff_id: str, run_id: str, pt_id: str
+) -> HandoffNode:
+    """The prepared handoff the start injects as it is: it gets its run and provider
+    thread now (it had neither while it waited)."""
+    found = next(h for h in state.prepared if h.id == handoff_id)
+    change = HandoffChange(
+        id=handoff_id, targetRunId=run_id, toProviderThreadId=pt_id, updatedAt=draft.at
+    )
+    draft.change(change)
+    return found.model_copy(update=change.props)
+
+
+def _supersede_prepared(
+    draft: Draft,
+    state: ThreadState,
+    decision: StartDecision,
+    handoffs: Sequence[HandoffNode],
+    run_id: str,
+) -> None:
+    """A prepared handoff whose plan moved gives way to the fresh handoff of the thread's
+    own runs, when the start builds one."""
+    fresh = next(
+        (
+            h.id
+            for h in handoffs
+            if h.sourceThreadId == state.thread.id and h.transferId is None and h.coveredTo > 0
+        ),
+        None,
+    )
+    for handoff_id, reason in decision.supersededPrepared.items():
+        transitions.supersede_handoff(
+            draft,
+            state.thread.id,
+            handoff_id,
+            run_id=run_id,
+            reason=f"the plan moved: {reason}",
+            by=fresh,
+        )
 
 
 def _provider_thread(

@@ -15,6 +15,8 @@ from graph.models import (
     ProviderThreadNode,
     ProviderThreadStatus,
     ResolutionStrategy,
+    RunDigest,
+    SourcePoint,
     ThreadState,
     TransferNode,
     TransferType,
@@ -22,6 +24,7 @@ from graph.models import (
 from graph.ranges import Ranges
 from resolvers.content import Content
 from resolvers.coverage import received_ready
+from resolvers.handoffs.digests import up_to_item
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, runs_named
 from resolvers.lineage.points import DELIVERED_TO_PARENT, ORIGINS, origin
 from resolvers.providers import ProviderCapabilities
@@ -91,7 +94,7 @@ def portable_context(
     content: Content,
 ) -> PlannedHandoff:
     point = transfer.sourcePoint
-    runs = content.runs(source.thread.id, history_up_to(source, point.runOrdinal))
+    runs = _cut(content.runs(source.thread.id, history_up_to(source, point.runOrdinal)), point)
     strategy = (
         HandoffStrategy.CHECKPOINT_SUMMARY
         if point.atCheckpoint
@@ -101,7 +104,7 @@ def portable_context(
     task = transfer.payload if transfer.type is TransferType.SUBAGENT_SPAWN else None
     title = f"# Context inherited: this thread was {label} thread {source.thread.id}"
     if runs:
-        title += f" ({runs_named(runs)})"
+        title += f" ({runs_named(runs)}{_stops(point)})"
     return plan_handoff(
         source.thread.id,
         runs,
@@ -113,6 +116,23 @@ def portable_context(
         task=task,
         clock=content.clock,
     )
+
+
+def _cut(runs: list[RunDigest], point: SourcePoint) -> list[RunDigest]:
+    """A fork at an item inherits its source run only up to that item."""
+    if point.itemIndex is None:
+        return runs
+    index = point.itemIndex
+    return [up_to_item(run, index) if run.ordinal == point.runOrdinal else run for run in runs]
+
+
+def _stops(point: SourcePoint) -> str:
+    """Where a fork at an item stops, as its handoff's title says it."""
+    if point.itemIndex is None:
+        return ""
+    if point.itemIndex < 0:
+        return f"; it stops after the request of run {point.runOrdinal}, before any of its items"
+    return f"; it stops after item {point.itemIndex} of run {point.runOrdinal}"
 
 
 # ---- native fork -----------------------------------------------------------------
@@ -134,6 +154,8 @@ def native_fork(
     pt = source.provider_thread(point.providerThreadId) if source else None
     if source is None or pt is None or not pt.nativeRef or pt.status in WEAK:
         return "the source provider thread has no strong native reference"
+    if point.itemIndex is not None:
+        return _native_fork_at_item(point, provider, pt)
     if provider.supports_native_fork_at_turn and point.providerTurnRef:
         return NativeForkPlan(
             sourceProviderThreadId=pt.id,
@@ -153,6 +175,24 @@ def native_fork(
         sourceProviderThreadRef=pt.nativeRef,
         lastTurnId=None,
         rollbackTurns=len(later),
+    )
+
+
+def _native_fork_at_item(
+    point: SourcePoint, provider: ProviderCapabilities, pt: ProviderThreadNode
+) -> NativeForkPlan | str:
+    """A fork at an item forks natively only up to a native message: the provider must fork
+    at one, and the item's key must hold its id (`SourcePoint.turnItemId`)."""
+    where = f"item {point.itemIndex} of run {point.runOrdinal}"
+    if not provider.supports_native_fork_at_item:
+        return f"{provider.kind} cannot fork natively at an item ({where})"
+    if not point.turnItemId:
+        return f"{where} has no native message id in its key"
+    return NativeForkPlan(
+        sourceProviderThreadId=pt.id,
+        sourceProviderThreadRef=pt.nativeRef or "",
+        lastTurnId=point.turnItemId,
+        rollbackTurns=0,
     )
 
 
@@ -224,6 +264,6 @@ def replan(
         provider,
         handoff.strategy,
         handoff.kind,
-        exclude_pt=handoff.toProviderThreadId,
+        exclude_pt=handoff.toProviderThreadId or handoff.preparedInto,
         clock=content.clock,
     )

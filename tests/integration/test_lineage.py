@@ -122,6 +122,7 @@ async def lineage_db_hits(store: Store, thread_id: str) -> int:
             threadId=thread_id,
             workspace="default",  # type: ignore[arg-type]
             direction="BOTH",
+            includeSide=False,
         )
         summary = await result.consume()
     return _hits(summary.profile or {})

@@ -46,6 +46,7 @@ TOOLS = {
     "get_handoff",
     "suggest_providers",
     "fork_thread",
+    "prepare_handoff",
 }
 ITEMS = [
     {"kind": "USER_GOAL", "text": "ship the cache"},

@@ -145,5 +145,22 @@ async def test_every_graphql_block_of_the_readme_runs_as_written(gql: GraphQLCli
     pending = answer_to(answers, "summarySource: LEAVING_PROVIDER")["startRun"]
     assert pending["handoffs"][0]["status"] == "PENDING"
     assert pending["summarizationRequests"][0]["provider"] == "codex"
-    submitted = answer_to(answers, "submitHandoffSummary")["submitHandoffSummary"]
+    submitted = answer_to(answers, 'createdByProvider: "codex"')["submitHandoffSummary"]
     assert submitted["status"] == "READY"
+
+    prepared = answer_to(answers, "prepareHandoff")["prepareHandoff"]
+    assert (prepared["status"], prepared["preparedFor"]) == ("READY", "claude")
+    edited = answer_to(answers, "Keep errors short.")["submitHandoffSummary"]
+    assert edited["summarySource"] == "PERSON"
+    injected = answer_to(answers, '"Add error recovery"')["startRun"]
+    assert injected["contextText"].endswith("Keep errors short.")
+    assert [h["summarySource"] for h in injected["handoffs"]] == ["PERSON"]
+    at_item = answer_to(answers, "itemIndex: 1")["forkThread"]
+    assert at_item["incomingTransfers"][0]["sourcePoint"]["itemIndex"] == 1
+    side = answer_to(answers, "side: true")["forkThread"]
+    assert side["relationshipToParent"] == "SIDE"
+    edges = answer_to(answers, "includeSide: true")["lineage"]["edges"]
+    assert {(e["relationship"], e["sourceItemIndex"]) for e in edges} == {
+        ("FORK", 1),
+        ("SIDE", None),
+    }

@@ -41,6 +41,7 @@ from graph.ranges import Ranges
 from resolvers import runs as run_plans
 from resolvers.content import Content
 from resolvers.draft import Draft
+from resolvers.handoffs import preparing
 from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.sources import SummaryPolicy, assign
 from resolvers.lineage import points
@@ -187,6 +188,18 @@ class Scenario:
         self._apply(lambda draft: rollbacks.record(draft, state, decision, to))
         return decision
 
+    def prepare(self, provider: str) -> HandoffNode:
+        """prepareHandoff: the handoff the next start on `provider` would inject, written
+        now (decided as that start, without any handoff prepared before)."""
+        state = self.state
+        fresh = state.model_copy(update={"prepared": []})
+        request = StartRequest(provider=provider, input="")
+        decision = decide_start(
+            fresh, request, self.registry, self.policy, self.content(), threads=self.threads()
+        )
+        node: HandoffNode = self._apply(lambda draft: preparing.prepare(draft, state, decision))
+        return node
+
     def request_clean_context(self) -> None:
         state = self.state
         self._apply(lambda draft: run_plans.request_clean_context(draft, state))
@@ -230,6 +243,14 @@ class Scenario:
                 (r for r in reversed(runs) if r.status is RunStatus.COMPLETED), None
             ),
             transfers=[self.origin] if self.origin is not None else [],
+            prepared=sorted(
+                (
+                    h
+                    for h in self.handoffs.values()
+                    if h.prepared and h.status is HandoffStatus.READY
+                ),
+                key=lambda h: (h.createdAt, h.id),
+            ),
         )
 
     @property

@@ -75,7 +75,7 @@ def test_a_fork_is_a_child_thread_and_a_pending_transfer_nothing_more() -> None:
     parent = parent_with_runs()
     run = parent.runs[next(iter(parent.runs))]
     d = draft()
-    child = plans.fork(d, parent.state, run, False, "  try   the cache  ")
+    child = plans.fork(d, parent.state, plans.ForkRequest(run), "  try   the cache  ")
     plan = d.build()
     assert (child.parentId, child.rootId, child.relationshipToParent) == (
         "t",
@@ -104,7 +104,7 @@ def test_merge_back_needs_a_fork_with_a_completed_run() -> None:
         plans.merge_back(draft(), parent.state, parent.state)
     assert not_fork.value.code is ErrorCode.INVALID_INPUT
     d = draft()
-    plans.fork(d, parent.state, parent.runs[next(iter(parent.runs))], False, None)
+    plans.fork(d, parent.state, plans.ForkRequest(parent.runs[next(iter(parent.runs))]), None)
     forked = d.build()
     idle = child_state(forked, forked.transfers[0])
     with pytest.raises(ThreadlineError) as no_run:
@@ -115,7 +115,7 @@ def test_merge_back_needs_a_fork_with_a_completed_run() -> None:
 def test_a_new_merge_back_replaces_the_pending_one_and_says_so_on_the_parent() -> None:
     parent = parent_with_runs()
     d = draft()
-    plans.fork(d, parent.state, parent.runs[next(iter(parent.runs))], False, None)
+    plans.fork(d, parent.state, plans.ForkRequest(parent.runs[next(iter(parent.runs))]), None)
     forked = d.build()
     origin = forked.transfers[0]
     fork = child_state(forked, origin, completed=2)

@@ -133,11 +133,13 @@ class SummarySource(str, Enum):
     LEAVING_PROVIDER = "LEAVING_PROVIDER"
     ENTERING_PROVIDER = "ENTERING_PROVIDER"
     CONFIGURED = "CONFIGURED"
+    PERSON = "PERSON"
 
 
 class ThreadRelationship(str, Enum):
     FORK = "FORK"
     SUBAGENT = "SUBAGENT"
+    SIDE = "SIDE"
 
 
 class TransferStatus(str, Enum):

@@ -39,6 +39,8 @@ class SourcePointInput(BaseModel):
     run_id: Optional[str] = Field(alias="runId", default=None)
     checkpoint_id: Optional[str] = Field(alias="checkpointId", default=None)
     latest_stable: Optional[bool] = Field(alias="latestStable", default=None)
+    item_index: Optional[int] = Field(alias="itemIndex", default=None)
+    "With runId: fork at this item of the run (0-based, inclusive; -1: the run's input only)."
 
 
 CheckpointInput.model_rebuild()

@@ -3,6 +3,7 @@
 // Text from the API is set as text, never as HTML.
 
 import { t } from "./i18n.js";
+import { forkButton, sideOption } from "./steer.js";
 
 /** An element: h("p", {class: "x"}, "text", child, ...). */
 export function h(tag, attrs = {}, ...children) {
@@ -38,11 +39,12 @@ export function threadDetails(thread, family) {
     ]),
     thread.parent ? [h("h3", {}, t("parent")), followButton(thread.parent.id, title(thread.parent.id))] : null,
     children.length ? h("h3", {}, t("children")) : null,
-    children.map((e) => followButton(e.to, `${title(e.to)} (${e.relationship} @${e.sourceRunOrdinal ?? "–"})`)),
+    children.map((e) => followButton(e.to, `${title(e.to)} (${e.relationship} ${t("at", e.sourceRunOrdinal, e.sourceItemIndex) || "@–"})`)),
   ];
 }
 
 export function runDetails({ run }) {
+  const fork = run.status === "COMPLETED"; // a fork at an item needs a completed run
   return [
     h("h2", {}, `${t("run")} ${run.ordinal} · ${run.provider}`),
     pairs([
@@ -58,12 +60,21 @@ export function runDetails({ run }) {
     ]),
     h("h3", {}, t("input")),
     h("pre", { class: "input" }, run.input),
+    fork ? [sideOption(), forkButton(run, -1)] : null,
     h("h3", {}, `${t("items")} (${run.items.length})`),
     h(
       "ol",
-      { class: "items" },
-      run.items.map((item) =>
-        h("li", {}, h("b", {}, item.kind), item.key ? ` [${item.key}]` : "", item.path ? ` ${item.path}` : "", h("div", {}, item.text)),
+      { class: "items", start: "0" },
+      run.items.map((item, index) =>
+        h(
+          "li",
+          {},
+          h("b", {}, item.kind),
+          item.key ? ` [${item.key}]` : "",
+          item.path ? ` ${item.path}` : "",
+          fork ? [" ", forkButton(run, index)] : null,
+          h("div", {}, item.text),
+        ),
       ),
     ),
     run.checkpoint?.diffSummary.length
@@ -160,7 +171,7 @@ export function transferDetails({ transfer: x }) {
       ["status", status(x.status)],
       ["resolutionStrategy", x.resolutionStrategy],
       [t("sourceThread"), `${x.sourceThread.title ?? ""} ${x.sourceThread.id}`],
-      [t("sourcePoint"), [point.run && `run ${point.run.ordinal}`, point.checkpoint?.ref, point.providerTurnRef].filter(Boolean).join(" · ")],
+      [t("sourcePoint"), [point.run && t("at", point.run.ordinal, point.itemIndex), point.checkpoint?.ref, point.providerTurnRef].filter(Boolean).join(" · ")],
       ["providers", [x.sourceProvider, x.targetProvider].filter(Boolean).join(" → ")],
       ["resolvedProviderThread", x.resolvedProviderThread && `${x.resolvedProviderThread.provider} ${x.resolvedProviderThread.id}`],
       ["handoff", x.handoff && `${x.handoff.id} ${x.handoff.status}`],

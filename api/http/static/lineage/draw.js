@@ -35,7 +35,7 @@ const TITLE_LINES = 2;
 const STEP = CELL + 3;
 const ROW = CELL + 8;
 const PAD = 12;
-export const RELATIONSHIPS = { FORK: "#1565c0", SUBAGENT: "#6a1b9a" };
+export const RELATIONSHIPS = { FORK: "#1565c0", SUBAGENT: "#6a1b9a", SIDE: "#00838f" };
 const PROVIDERS = { codex: "#10a37f", claude: "#d97757" };
 const PALETTE = ["#1e88e5", "#8e24aa", "#f4511e", "#3949ab", "#00897b", "#6d4c41"];
 export const STATUS = {
@@ -372,7 +372,7 @@ function lineageEdge(edge, child) {
   const transfer = child?.incomingTransfers.find(
     (x) => (x.type === "FORK" || x.type === "SUBAGENT_SPAWN") && x.sourceThread.id === edge.from,
   );
-  const at = edge.sourceRunOrdinal == null ? "" : ` @${edge.sourceRunOrdinal}`;
+  const at = edge.sourceRunOrdinal == null ? "" : ` ${t("at", edge.sourceRunOrdinal, edge.sourceItemIndex)}`;
   const status = transfer ? `\n${transfer.status}` : "";
   const divergence = child?.divergence ?? null;
   return {
@@ -385,6 +385,7 @@ function lineageEdge(edge, child) {
       target: edge.to,
       relationship: edge.relationship,
       sourceRunOrdinal: edge.sourceRunOrdinal,
+      sourceItemIndex: edge.sourceItemIndex ?? null,
       status: transfer?.status ?? null,
       divergence,
       label: `${edge.relationship}${at}${status}${drift(divergence)}`,

@@ -1,4 +1,7 @@
-// The lineage page: /lineage?thread=ID[&depth=N&direction=BOTH|ANCESTORS|DESCENDANTS].
+// The lineage page: /lineage?thread=ID[&depth=N&direction=BOTH|ANCESTORS|DESCENDANTS&side=1].
+// Side threads (forks for a side question) are left out unless `side=1` (the "Side
+// threads" toggle). A thread's details offer "Prepare a switch", a completed run's items
+// "Fork here" (steer.js).
 // One query reads the family's shape (family.graphql), a second what the drawn boxes show
 // (boxes.graphql); a click asks for that element's details.
 // Without a thread (or with the Threads button) it lists the workspace's threads to pick
@@ -19,6 +22,7 @@ import * as details from "./details.js";
 import { BOXES, familyElements, FONT, GROUPED, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
 import { t, translate } from "./i18n.js";
 import { picker } from "./picker.js";
+import { forkFrom, switchSection } from "./steer.js";
 import { alignRankTops, routeEdges } from "./route.js";
 
 const $ = (id) => document.getElementById(id);
@@ -38,6 +42,7 @@ const cy = cytoscape({
 window.threadlineGraph = cy;
 let family = null;
 let limited = new Map(); // provider kind → its usage limit in force
+let providerKinds = []; // every configured provider, for "Prepare a switch"
 let asked = 0;
 let boxes = new Map(); // thread id → what its box shows (boxes.graphql), asked once
 const BOX_BATCH = 200; // ids per boxes request: the service's page size
@@ -58,6 +63,7 @@ window.threadline = {
       to: e.data("target"),
       relationship: e.data("relationship"),
       sourceRunOrdinal: e.data("sourceRunOrdinal"),
+      sourceItemIndex: e.data("sourceItemIndex"),
       divergence: e.data("divergence"),
       label: e.data("label"),
     })),
@@ -72,6 +78,7 @@ function settings() {
     thread: (params.get("thread") ?? "").trim(),
     depth: Number.isFinite(depth) && depth >= 0 ? depth : 10,
     direction: params.get("direction") ?? "BOTH",
+    side: params.get("side") === "1" ? "1" : "0",
   };
 }
 
@@ -108,10 +115,11 @@ async function ask(name, variables) {
 }
 
 async function load() {
-  const { thread, depth, direction } = settings();
+  const { thread, depth, direction, side } = settings();
   $("thread-input").value = thread;
   $("depth-input").value = depth;
   $("direction-input").value = direction;
+  $("side-input").checked = side === "1";
   cy.elements().remove();
   panel.replaceChildren(details.h("p", { class: "hint" }, t("hint")));
   threads.show(!thread);
@@ -122,9 +130,10 @@ async function load() {
   boxes = new Map();
   const ticket = ++drawing;
   try {
-    const answer = await ask("family", { thread, depth, direction });
+    const answer = await ask("family", { thread, depth, direction, side: side === "1" });
     family = answer.lineage;
     limited = new Map(answer.providers.filter((p) => p.limit).map((p) => [p.kind, p.limit]));
+    providerKinds = answer.providers.map((p) => p.kind);
   } catch (error) {
     return setState("error", t("failed", error.message));
   }
@@ -240,7 +249,10 @@ async function show(element) {
   let content;
   if (kind === "thread" || kind === "title") {
     const node = family.nodes.find((n) => n.thread.id === ref);
-    content = details.threadDetails({ ...(boxes.get(ref) ?? bare(node.thread)), depth: node.depth }, family);
+    content = [
+      details.threadDetails({ ...(boxes.get(ref) ?? bare(node.thread)), depth: node.depth }, family),
+      switchSection(ref, providerKinds, ask),
+    ];
   } else if (fetchers[kind] && ref) {
     panel.dataset.kind = "loading";
     content = await fetchers[kind]().catch((error) => [details.h("p", { class: "error" }, t("failed", error.message))]);
@@ -248,7 +260,7 @@ async function show(element) {
     return;
   }
   if (ticket !== asked) return;
-  panel.replaceChildren(...content.flat().filter(Boolean));
+  panel.replaceChildren(...content.flat(Infinity).filter(Boolean));
   panel.dataset.kind = kind;
 }
 
@@ -262,6 +274,7 @@ function legend() {
         details.h("ul", {}, [
           swatch(RELATIONSHIPS.FORK, t("forkEdge"), "line"),
           swatch(RELATIONSHIPS.SUBAGENT, t("subagentEdge"), "line dotted"),
+          ...(settings().side === "1" ? [swatch(RELATIONSHIPS.SIDE, t("sideEdge"), "line")] : []),
           swatch(STATUS.CONSUMED, t("backEdge"), "line dashed"),
         ]),
         details.h("p", { class: "hint" }, t("edgeHint")),
@@ -310,6 +323,8 @@ for (const section of [panel, $("picker")]) {
   section.addEventListener("click", (event) => {
     const button = event.target.closest("[data-follow]");
     if (button) go({ thread: button.dataset.follow });
+    const fork = event.target.closest("[data-fork-item]");
+    if (fork) forkFrom(fork, panel, ask, go);
   });
 }
 const threads = picker($("picker"), ask);
@@ -320,8 +335,11 @@ $("controls").addEventListener("submit", (event) => {
     thread: $("thread-input").value.trim(),
     depth: $("depth-input").value,
     direction: $("direction-input").value,
+    side: $("side-input").checked ? "1" : "0",
   });
 });
+// The side toggle redraws at once: the family with or without its side threads.
+$("side-input").addEventListener("change", () => go({ side: $("side-input").checked ? "1" : "0" }));
 $("fit").addEventListener("click", fit);
 window.addEventListener("popstate", load);
 translate(document);

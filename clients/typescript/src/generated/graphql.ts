@@ -96,6 +96,7 @@ export type StartStrategy =
 
 export type ThreadRelationship =
   | 'FORK'
+  | 'SIDE'
   | 'SUBAGENT';
 
 export type ReportProviderLimitMutationVariables = Exact<{
