@@ -87,12 +87,13 @@ EXPLAIN_START = Operation(
   explainStartContext(threadId: $id, provider: $provider, model: $model) {{ {PLAN} }} }}""",
     "explainStartContext",
 )
-GET_HANDOFF = Operation(
-    """query($id: ID!) { handoff(id: $id) { id status strategy kind summaryText tokenEstimate
+HANDOFF = """id status strategy kind summaryText tokenEstimate
   summarySource createdByProvider coveredRunOrdinals { from to }
   thread { id } toProviderThread { id provider }
-  omitted { runOrdinal index kind key path tokenEstimate }
-  quality { score facets { kind kept total missing } } } }""",
+  omitted { runOrdinal index kind key path tokenEstimate cut }
+  quality { score fidelity facets { kind kept total missing } }"""
+GET_HANDOFF = Operation(
+    f"""query($id: ID!) {{ handoff(id: $id) {{ {HANDOFF} }} }}""",
     "handoff",
     missing="handoff",
 )
@@ -101,11 +102,64 @@ SUGGEST_PROVIDERS = Operation(
   plan {{ {PLAN} }} }} }}""",
     "suggestProviders",
 )
+SEARCH = Operation(
+    """query($query: String!, $kinds: [RunItemKind!], $first: Int) {
+  search(query: $query, kinds: $kinds, first: $first) {
+    thread { id title } runOrdinal index kind snippet score } }""",
+    "search",
+)
+# What a handoff resource holds: the text the next start on the provider would inject.
+HANDOFF_TEXT = Operation(
+    """query($id: ID!, $provider: String!) {
+  explainStartContext(threadId: $id, provider: $provider) { contextText } }""",
+    "explainStartContext",
+)
+
+# ---- the agent's own writes: each the mutation of the same name, with its commandId ------
+
+TRANSFER = """id type status sourceProvider targetProvider resolutionStrategy createdAt
+  sourceThread { id } targetThread { id } handoff { id status tokenEstimate }"""
 FORK_THREAD = Operation(
-    f"""mutation($id: ID!, $at: SourcePointInput!, $title: String) {{
-  forkThread(sourceThreadId: $id, at: $at, title: $title) {{ {THREAD_SUMMARY}
-    incomingTransfers {{ id type status }} }} }}""",
+    f"""mutation($id: ID!, $at: SourcePointInput!, $title: String, $commandId: String) {{
+  forkThread(sourceThreadId: $id, at: $at, title: $title, commandId: $commandId) {{
+    {THREAD_SUMMARY} incomingTransfers {{ id type status }} }} }}""",
     "forkThread",
+)
+MERGE_BACK = Operation(
+    f"""mutation($id: ID!, $commandId: String) {{
+  mergeBack(forkThreadId: $id, commandId: $commandId) {{ {TRANSFER} }} }}""",
+    "mergeBack",
+)
+SPAWN_SUBAGENT = Operation(
+    f"""mutation($id: ID!, $task: String!, $provider: String, $commandId: String) {{
+  spawnSubagent(parentRunId: $id, task: $task, provider: $provider, commandId: $commandId) {{
+    {THREAD_SUMMARY} incomingTransfers {{ id type status }} }} }}""",
+    "spawnSubagent",
+)
+COMPLETE_SUBAGENT = Operation(
+    f"""mutation($id: ID!, $result: String!, $commandId: String) {{
+  completeSubagent(childThreadId: $id, result: $result, commandId: $commandId) {{
+    {TRANSFER} }} }}""",
+    "completeSubagent",
+)
+REPORT_LIMIT = Operation(
+    """mutation($provider: String!, $reason: String!, $resetsAt: DateTime, $runId: ID,
+  $commandId: String) {
+  reportProviderLimit(provider: $provider, reason: $reason, resetsAt: $resetsAt, runId: $runId,
+    commandId: $commandId) { provider reason resetsAt reportedAt active } }""",
+    "reportProviderLimit",
+)
+REPORT_USAGE = Operation(
+    """mutation($id: ID!, $usage: ContextUsageInput!, $commandId: String) {
+  reportContextUsage(providerThreadId: $id, usage: $usage, commandId: $commandId) {
+    id provider status contextUsage { contextTokens contextWindowTokens reportedAt } } }""",
+    "reportContextUsage",
+)
+SUBMIT_HANDOFF_SUMMARY = Operation(
+    f"""mutation($id: ID!, $text: String!, $by: String!, $commandId: String) {{
+  submitHandoffSummary(handoffId: $id, summaryText: $text, createdByProvider: $by,
+    commandId: $commandId) {{ {HANDOFF} }} }}""",
+    "submitHandoffSummary",
 )
 
 
@@ -118,6 +172,11 @@ class Gateway:
         self._schema = schema
         self._services = services
         self._cold_wait_s = cold_wait_s
+
+    @property
+    def sdl(self) -> str:
+        """The schema the operations run on, as SDL: what their answers' types are read from."""
+        return self._schema.as_str()
 
     def waiting_for_warm_up(self, wait_s: float) -> Gateway:
         """This gateway, its calls made before the first warm-up has ended waiting up to

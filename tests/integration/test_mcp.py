@@ -4,6 +4,7 @@ GraphQL answers, scopes, workspaces and tokens."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -18,7 +19,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import TextContent
+from mcp_types import CallToolResult, TextContent
 
 from api.app import create_app
 from api.auth import OPEN
@@ -46,6 +47,21 @@ TOOLS = {
     "get_handoff",
     "suggest_providers",
     "fork_thread",
+    "merge_back",
+    "spawn_subagent",
+    "complete_subagent",
+    "report_limit",
+    "report_usage",
+    "submit_handoff_summary",
+}
+WRITES = {
+    "fork_thread",
+    "merge_back",
+    "spawn_subagent",
+    "complete_subagent",
+    "report_limit",
+    "report_usage",
+    "submit_handoff_summary",
 }
 ITEMS = [
     {"kind": "USER_GOAL", "text": "ship the cache"},
@@ -100,17 +116,31 @@ async def over_stdio(neo4j_uri: str, tokens: Path, token: str) -> AsyncIterator[
         yield client
 
 
+def said(result: CallToolResult) -> Any:
+    """The result's one text content, parsed: the JSON an agent that reads only text gets."""
+    [text] = result.content
+    assert isinstance(text, TextContent)
+    return json.loads(text.text)
+
+
 async def call(client: Client, tool: str, **arguments: Any) -> Any:
+    """The tool's value; its text is the JSON of its structured content (a value that is
+    not an object is structured as `{"result": value}`, its text the value's JSON). The
+    SDK's client has checked the structured content against the tool's outputSchema."""
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
     assert result.structured_content is not None
-    return result.structured_content["result"]
+    value = said(result)
+    assert result.structured_content == (value if isinstance(value, dict) else {"result": value})
+    return value
 
 
 async def failure(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments)
     assert result.is_error, result
     assert result.structured_content is not None
+    assert said(result) == result.structured_content
+    assert set(result.structured_content) == {"code", "message"}
     return dict(result.structured_content)
 
 
@@ -132,11 +162,13 @@ async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None
     ids = await family(gql)
     listed = await client.list_tools()
     assert {tool.name for tool in listed.tools} == TOOLS
+    for each in listed.tools:
+        assert each.output_schema is not None and each.output_schema["type"] == "object", each
+        assert each.annotations is not None
+        assert each.annotations.read_only_hint is (each.name not in WRITES), each.name
 
     threads = await call(client, "list_threads", title_contains="cache")
     assert [e["node"]["id"] for e in threads["edges"]] == [ids["thread"]]
-    said = await client.call_tool("list_threads", {"title_contains": "cache"})
-    assert [c.text for c in said.content if isinstance(c, TextContent)] == ["1 thread."]
     assert client.server_info is not None
     assert client.server_info.version == version("threadline")
     assert (await call(client, "list_threads", title_contains="nothing"))["edges"] == []
@@ -209,6 +241,56 @@ async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None
     ):
         assert (await failure(client, tool, **arguments))["code"] == "NOT_FOUND", tool
 
+    await the_agents_own_writes(client, gql, ids)
+
+
+async def the_agents_own_writes(client: Client, gql: GraphQLClient, ids: dict[str, str]) -> None:
+    """Each write tool as the mutation of the same name answers it, once per command_id."""
+    fork = await call(
+        client, "fork_thread", source_thread_id=ids["thread"], run_id=ids["run"], command_id="f1"
+    )
+    again = await call(
+        client, "fork_thread", source_thread_id=ids["thread"], run_id=ids["run"], command_id="f1"
+    )
+    assert again["id"] == fork["id"]  # the same command: its first outcome, nothing new
+    await run_once(gql, fork["id"], "codex", "try an LFU", items=[ITEMS[1]])
+    merge = await call(client, "merge_back", fork_thread_id=fork["id"], command_id="m1")
+    assert (merge["type"], merge["status"]) == ("MERGE_BACK", "PENDING")
+    assert merge["targetThread"]["id"] == ids["thread"]
+
+    running = await start(gql, ids["thread"], "codex", "delegate the docs")
+    child = await call(
+        client, "spawn_subagent", parent_run_id=running["run"]["id"], task="write the docs"
+    )
+    assert (child["relationshipToParent"], child["parent"]["id"]) == ("SUBAGENT", ids["thread"])
+    delivered = await call(client, "complete_subagent", child_thread_id=child["id"], result="done")
+    assert (delivered["type"], delivered["targetThread"]["id"]) == (
+        "SUBAGENT_RESULT",
+        ids["thread"],
+    )
+
+    provider_thread = running["providerThread"]["id"]
+    usage = await call(
+        client,
+        "report_usage",
+        provider_thread_id=provider_thread,
+        context_tokens=1200,
+        context_window_tokens=200_000,
+    )
+    assert usage["contextUsage"]["contextTokens"] == 1200
+    limit = await call(client, "report_limit", provider="claude", reason="5-hour limit")
+    assert (limit["provider"], limit["active"]) == ("claude", True)
+    submitted = await call(
+        client,
+        "submit_handoff_summary",
+        handoff_id=ids["handoff"],
+        text="Built the cache as an LRU; pytest passes.",
+        created_by_provider="claude",
+    )
+    assert submitted["summaryText"].startswith("Built the cache as an LRU")
+    stored = await gql("query($id: ID!) { handoff(id: $id) { summaryText } }", id=submitted["id"])
+    assert stored["handoff"]["summaryText"] == submitted["summaryText"]
+
 
 async def test_every_tool_over_http_answers_what_graphql_answers(
     mcp_api: str, graphql: dict[str, GraphQLClient]
@@ -237,6 +319,33 @@ async def test_a_read_token_cannot_fork(mcp_api: str, graphql: dict[str, GraphQL
     assert len(lineage["lineage"]["nodes"]) == 1  # nothing was forked
 
 
+async def test_a_read_token_writes_nothing(mcp_api: str, graphql: dict[str, GraphQLClient]) -> None:
+    ids = await family(graphql["a-write"])
+    running = await start(graphql["a-write"], ids["thread"], "codex", "delegate")
+    pt = running["providerThread"]["id"]
+    async with over_http(mcp_api, "a-read") as client:
+        for tool, arguments in (
+            ("merge_back", {"fork_thread_id": ids["thread"]}),
+            ("spawn_subagent", {"parent_run_id": running["run"]["id"], "task": "t"}),
+            ("complete_subagent", {"child_thread_id": ids["thread"], "result": "r"}),
+            ("report_limit", {"provider": "claude", "reason": "limit"}),
+            ("report_usage", {"provider_thread_id": pt, "context_tokens": 5}),
+            (
+                "submit_handoff_summary",
+                {"handoff_id": ids["handoff"], "text": "x", "created_by_provider": "claude"},
+            ),
+        ):
+            assert (await failure(client, tool, **arguments))["code"] == "FORBIDDEN", tool
+    after = await graphql["a-read"](
+        """query($id: ID!, $h: ID!) { thread(id: $id) { children { id } }
+        providerLimits { provider } handoff(id: $h) { summarySource } }""",
+        id=ids["thread"],
+        h=ids["handoff"],
+    )
+    assert after["thread"]["children"] == [] and after["providerLimits"] == []
+    assert after["handoff"]["summarySource"] == "LOCAL"
+
+
 async def test_a_second_workspace_with_the_same_id_sees_nothing(
     mcp_api: str, graphql: dict[str, GraphQLClient]
 ) -> None:
@@ -250,6 +359,13 @@ async def test_a_second_workspace_with_the_same_id_sees_nothing(
             ("get_handoff", {"handoff_id": ids["handoff"]}),
             ("fork_thread", {"source_thread_id": "shared", "run_id": ids["run"]}),
             ("fork_thread", {"source_thread_id": "shared"}),
+            ("merge_back", {"fork_thread_id": "shared"}),
+            ("spawn_subagent", {"parent_run_id": ids["run"], "task": "t"}),
+            ("complete_subagent", {"child_thread_id": "shared", "result": "r"}),
+            (
+                "submit_handoff_summary",
+                {"handoff_id": ids["handoff"], "text": "x", "created_by_provider": "claude"},
+            ),
         ):
             assert (await failure(client, tool, **arguments))["code"] == "NOT_FOUND", tool
     # b's own thread "shared" is b's alone.
