@@ -279,6 +279,18 @@ class ThreadItem(ItemPlace):
     attributes: dict[str, Any] | None = None
 
 
+class SearchText(Node):
+    """A text full-text search matched: a thread's title (`runOrdinal`, `index`, `kind`
+    None), a run's input (`index` -1, `USER_GOAL`) or an item's text."""
+
+    threadId: str
+    runOrdinal: int | None = None
+    index: int | None = None
+    kind: RunItemKind | None = None
+    text: str
+    score: float
+
+
 class FileDiffStat(Node):
     path: str
     additions: int

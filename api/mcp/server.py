@@ -126,6 +126,27 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
             given(first=first, after=after, titleContains=title_contains),
         )
 
+    @tool(tools.SEARCH)
+    async def search(
+        ctx: Context,
+        query: str,
+        kinds: list[RunItemKind] | None = None,
+        first: int | None = None,
+    ) -> CallToolResult:
+        """Full-text search of the workspace's thread titles, run inputs and items, best
+        first. A hit names its thread, run ordinal and item index (-1: the run's input;
+        both null: the title matched), so thread_read can fetch around it. `kinds`: only
+        input and item hits of these kinds."""
+        return await answer(
+            ctx,
+            tools.SEARCH,
+            given(
+                query=query,
+                kinds=[kind.value for kind in kinds] if kinds else None,
+                first=first,
+            ),
+        )
+
     @tool(tools.THREAD_READ)
     async def thread_read(
         ctx: Context,

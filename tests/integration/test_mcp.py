@@ -40,6 +40,7 @@ TOKENS = {
 }
 TOOLS = {
     "list_threads",
+    "search",
     "thread_read",
     "thread_context",
     "lineage",
@@ -172,6 +173,18 @@ async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None
     assert client.server_info is not None
     assert client.server_info.version == version("threadline")
     assert (await call(client, "list_threads", title_contains="nothing"))["edges"] == []
+
+    hits = await call(client, "search", query="LRU cache", first=5)
+    found = await gql(
+        """{ search(query: "LRU cache", first: 5) {
+        thread { id } runOrdinal index kind snippet } }"""
+    )
+    assert [
+        {k: h[k] for k in ("runOrdinal", "index", "kind", "snippet")}
+        | {"thread": {"id": h["thread"]["id"]}}
+        for h in hits
+    ] == found["search"]
+    assert hits and all(h["thread"]["id"] == ids["thread"] for h in hits)
 
     read = await call(client, "thread_read", thread_id=ids["thread"], kinds=["DECISION"])
     truth = await gql(

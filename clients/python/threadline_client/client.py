@@ -19,6 +19,7 @@ from .merge_back import MergeBack
 from .record_native_subagent import RecordNativeSubagent
 from .report_start_failure import ReportStartFailure
 from .rollback_thread import RollbackThread
+from .search import Search
 from .spawn_subagent import SpawnSubagent
 from .start_run import StartRun
 from .thread_items import ThreadItems
@@ -603,3 +604,32 @@ class ThreadlineClient(AsyncBaseClient):
         )
         data = self.get_data(response)
         return ThreadItems.model_validate(data)
+
+    async def search(
+        self,
+        query: str,
+        kinds: Union[Optional[list[RunItemKind]], UnsetType] = UNSET,
+        first: Union[Optional[int], UnsetType] = UNSET,
+        **kwargs: Any,
+    ) -> Search:
+        _query = gql("""
+            query Search($query: String!, $kinds: [RunItemKind!], $first: Int) {
+              search(query: $query, kinds: $kinds, first: $first) {
+                thread {
+                  id
+                  title
+                }
+                runOrdinal
+                index
+                kind
+                snippet
+                score
+              }
+            }
+            """)
+        variables: dict[str, object] = {"query": query, "kinds": kinds, "first": first}
+        response = await self.execute(
+            query=_query, operation_name="Search", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return Search.model_validate(data)
