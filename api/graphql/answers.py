@@ -165,6 +165,11 @@ class StartContextPlan:
         description="Items of the covered runs its handoffs' texts would leave out "
         "(Thread.items returns them)."
     )
+    context_text: str | None = strawberry.field(
+        description="The text the start would inject: its handoffs' texts in injection "
+        "order, as built now (a summary another writer would replace is the local one); "
+        "null when it would inject nothing."
+    )
 
     @classmethod
     async def of(cls, info: Info, found: Explained, at: Instant | None) -> StartContextPlan:

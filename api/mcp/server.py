@@ -11,13 +11,18 @@ content are the GraphQL error's `code` and `message`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import version
 from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
@@ -28,10 +33,10 @@ from starlette.types import Receive, Scope, Send
 from api.auth import Principal
 from api.http.requests import refused_caller
 from api.mcp import output_schemas, tools
-from api.mcp.results import failed, refusal, result
+from api.mcp.results import as_json, failed, refusal, result
 from api.mcp.tools import Answer, Gateway, Operation
 from api.services import Services
-from graph.errors import ThreadlineError, invalid
+from graph.errors import ErrorCode, ThreadlineError, invalid
 from graph.models import RunItemKind
 
 # Who is calling: from the request's headers over HTTP, fixed for a stdio process.
@@ -327,7 +332,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
             given(id=handoff_id, text=text, by=created_by_provider, commandId=command_id),
         )
 
-    return CodedServer(
+    server = CodedServer(
         name="threadline",
         version=version("threadline"),
         # The SDK calls logging.basicConfig at this level: a no-op where the process set
@@ -339,6 +344,46 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         "back, hand work to subagents, report limits and context usage. Every result is JSON.",
         tools=tool.made,
     )
+    resources(server, call)
+    return server
+
+
+Call = Callable[[Context, Operation, dict[str, Any]], Awaitable[Answer]]
+
+
+def resources(server: MCPServer, call: Call) -> None:
+    """The workspace's threads as resources, listed through resource templates: a thread's
+    context, and the text the next start on a provider would inject. An id the caller's
+    workspace does not hold is MCP's resource-not-found; another failure a resource error
+    naming its code."""
+
+    async def read(ctx: Context, operation: Operation, variables: dict[str, Any]) -> Any:
+        found = await call(ctx, operation, variables)
+        if found.code == ErrorCode.NOT_FOUND.value:
+            raise ResourceNotFoundError(found.message)
+        if found.failed:
+            raise ResourceError(f"{found.code}: {found.message}")
+        return found.value
+
+    @server.resource(
+        "threadline://threads/{thread_id}",
+        name="thread",
+        description="A thread's context, as the tool thread_context answers it (JSON).",
+        mime_type="application/json",
+    )
+    async def thread(ctx: Context, thread_id: str) -> str:
+        return as_json(await read(ctx, tools.THREAD_CONTEXT, {"id": thread_id}))
+
+    @server.resource(
+        "threadline://threads/{thread_id}/handoff/{provider}",
+        name="handoff",
+        description="The text the next start of the thread on the provider would inject now "
+        "(empty when it would inject nothing).",
+        mime_type="text/plain",
+    )
+    async def handoff(ctx: Context, thread_id: str, provider: str) -> str:
+        plan = await read(ctx, tools.HANDOFF_TEXT, {"id": thread_id, "provider": provider})
+        return str(plan["contextText"] or "")
 
 
 # ---- HTTP -------------------------------------------------------------------------

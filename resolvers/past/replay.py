@@ -53,6 +53,8 @@ class Explained:
     explanation: list[str]
     budget: ContextBudget | None = None
     omittedCount: int = 0  # items of the covered runs its handoffs' texts leave out
+    # The text the start would inject, its handoffs' texts in injection order; None: none.
+    contextText: str | None = None
     recordedRun: RunNode | None = None
     differsFromRecord: bool = False
 
@@ -94,6 +96,7 @@ def explained(
         explanation=decision.explanation,
         budget=decision.budget,
         omittedCount=sum(len(h.summary.omitted) for h in decision.handoffs),
+        contextText=decision.context_text,
     )
     if record is None:
         return replay
@@ -108,6 +111,7 @@ def explained(
         explanation=replay.explanation,
         budget=replay.budget,
         omittedCount=replay.omittedCount,
+        contextText="\n".join(h.summaryText for h in record.handoffs) or None,
         recordedRun=record.run,
     )
     if _decided(kept) == _decided(replay):

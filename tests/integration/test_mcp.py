@@ -19,7 +19,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, TextResourceContents
 
 from api.app import create_app
 from api.auth import OPEN
@@ -254,7 +255,45 @@ async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None
     ):
         assert (await failure(client, tool, **arguments))["code"] == "NOT_FOUND", tool
 
+    await resources_list_and_read(client, gql, ids)
     await the_agents_own_writes(client, gql, ids)
+
+
+async def resources_list_and_read(client: Client, gql: GraphQLClient, ids: dict[str, str]) -> None:
+    """Each thread a resource (its context), and what its next start on a provider would
+    inject, listed through resource templates."""
+    listed = await client.list_resource_templates()
+    assert {t.uri_template: t.mime_type for t in listed.resource_templates} == {
+        "threadline://threads/{thread_id}": "application/json",
+        "threadline://threads/{thread_id}/handoff/{provider}": "text/plain",
+    }
+    [context] = (await client.read_resource(f"threadline://threads/{ids['thread']}")).contents
+    assert isinstance(context, TextResourceContents)
+    assert json.loads(context.text) == await call(client, "thread_context", thread_id=ids["thread"])
+    for provider in ("codex", "claude"):
+        [text] = (
+            await client.read_resource(f"threadline://threads/{ids['thread']}/handoff/{provider}")
+        ).contents
+        assert isinstance(text, TextResourceContents)
+        plan = await gql(
+            """query($id: ID!, $p: String!) {
+            explainStartContext(threadId: $id, provider: $p) { contextText } }""",
+            id=ids["thread"],
+            p=provider,
+        )
+        assert text.text == (plan["explainStartContext"]["contextText"] or "")
+    # codex last ran run 1: its next start is handed run 2 (claude's); claude holds it all.
+    [codex] = (
+        await client.read_resource(f"threadline://threads/{ids['thread']}/handoff/codex")
+    ).contents
+    assert isinstance(codex, TextResourceContents) and "test the cache" in codex.text
+    [claude] = (
+        await client.read_resource(f"threadline://threads/{ids['thread']}/handoff/claude")
+    ).contents
+    assert isinstance(claude, TextResourceContents) and claude.text == ""
+    with pytest.raises(MCPError) as missing:
+        await client.read_resource("threadline://threads/nope")
+    assert missing.value.error.code == INVALID_PARAMS
 
 
 async def the_agents_own_writes(client: Client, gql: GraphQLClient, ids: dict[str, str]) -> None:
@@ -381,6 +420,10 @@ async def test_a_second_workspace_with_the_same_id_sees_nothing(
             ),
         ):
             assert (await failure(client, tool, **arguments))["code"] == "NOT_FOUND", tool
+        for uri in ("threadline://threads/shared", "threadline://threads/shared/handoff/codex"):
+            with pytest.raises(MCPError) as missing:
+                await client.read_resource(uri)
+            assert missing.value.error.code == INVALID_PARAMS, uri
     # b's own thread "shared" is b's alone.
     await graphql["b-write"]('mutation { createThread(id: "shared") { id } }')
     await start(graphql["b-write"], "shared", "codex", "b's run")
