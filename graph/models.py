@@ -29,6 +29,7 @@ class ThreadRelationship(StrEnum):
 class SessionFormat(StrEnum):
     CLAUDE_CODE_JSONL = "CLAUDE_CODE_JSONL"
     CODEX_ROLLOUT_JSONL = "CODEX_ROLLOUT_JSONL"
+    GEMINI_CLI_JSON = "GEMINI_CLI_JSON"
 
 
 class RunStatus(StrEnum):

@@ -525,15 +525,15 @@ class ThreadlineClient(AsyncBaseClient):
 
     async def import_session(
         self,
-        format: SessionFormat,
         content: str,
+        format: Union[Optional[SessionFormat], UnsetType] = UNSET,
         thread_id: Union[Optional[str], UnsetType] = UNSET,
         title: Union[Optional[str], UnsetType] = UNSET,
         command_id: Union[Optional[str], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> ImportSession:
         query = gql("""
-            mutation ImportSession($format: SessionFormat!, $content: String!, $threadId: ID, $title: String, $commandId: String) {
+            mutation ImportSession($format: SessionFormat, $content: String!, $threadId: ID, $title: String, $commandId: String) {
               importSession(
                 format: $format
                 content: $content
