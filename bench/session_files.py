@@ -324,7 +324,12 @@ class _Gemini:
         return str(uuid.uuid5(uuid.UUID(self.session.session_id), str(self.count)))
 
     def _message(self, kind: str, content: str, at: str, **extra: Any) -> None:
-        message: dict[str, Any] = {"id": self._id(), "timestamp": at, "type": kind, "content": content}
+        message: dict[str, Any] = {
+            "id": self._id(),
+            "timestamp": at,
+            "type": kind,
+            "content": content,
+        }
         if kind == "gemini":
             message |= {
                 "thoughts": [],
