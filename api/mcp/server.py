@@ -123,12 +123,19 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         first: int | None = None,
         after: str | None = None,
         title_contains: str | None = None,
+        newest_first: bool | None = None,
     ) -> CallToolResult:
-        """The workspace's threads, oldest first, a page at a time (`after`: a cursor)."""
+        """The workspace's threads, oldest first (`newest_first`: newest first), a page at
+        a time (`after`: a cursor)."""
         return await answer(
             ctx,
             tools.LIST_THREADS,
-            given(first=first, after=after, titleContains=title_contains),
+            given(
+                first=first,
+                after=after,
+                titleContains=title_contains,
+                newestFirst=newest_first,
+            ),
         )
 
     @tool(tools.SEARCH)

@@ -46,11 +46,14 @@ class Operation:
     empty: Callable[[Any], bool] = lambda value: value is None
 
 
+# The id the warm-up reads: no thread or handoff has it (a server-made id has a prefix).
+WARM_UP_ID = "threadline-warm-up"
 THREAD_SUMMARY = "id title createdAt relationshipToParent parent { id } root { id }"
 
 LIST_THREADS = Operation(
-    f"""query($first: Int, $after: String, $titleContains: String) {{
-  threads(first: $first, after: $after, titleContains: $titleContains) {{
+    f"""query($first: Int, $after: String, $titleContains: String, $newestFirst: Boolean) {{
+  threads(first: $first, after: $after, titleContains: $titleContains,
+    newestFirst: $newestFirst) {{
     edges {{ cursor node {{ {THREAD_SUMMARY} }} }} pageInfo {{ hasNextPage endCursor }} }} }}""",
     "threads",
 )
@@ -185,6 +188,29 @@ class Gateway:
         in seconds and every early call ran out of time (UNAVAILABLE). After an outage
         calls do not wait: statements are planned as they are needed, as for `serve`."""
         return Gateway(self._schema, self._services, wait_s)
+
+    async def ready(self, principal: Principal) -> None:
+        """The first warm-up done, then each read tool's operation run once as `principal`,
+        on the caller's newest thread (or, in an empty workspace, an id none holds): its
+        document parsed and validated, its code paths and statements run with the shapes
+        real calls have, so that the first call an agent makes takes what later ones
+        take. Reads only: nothing is written."""
+        await self._services().store.warm_up()
+        newest = await self.run(principal, LIST_THREADS, {"first": 1, "newestFirst": True})
+        edges = [] if newest.failed else newest.value["edges"]
+        thread = edges[0]["node"]["id"] if edges else WARM_UP_ID
+        for provider in [p.kind for p in self._services().providers.all()]:
+            for operation, variables in (
+                (SEARCH, {"query": "warm up", "first": 1}),
+                (THREAD_READ, {"id": thread}),
+                (THREAD_CONTEXT, {"id": thread}),
+                (LINEAGE, {"id": thread}),
+                (EXPLAIN_START, {"id": thread, "provider": provider}),
+                (GET_HANDOFF, {"id": WARM_UP_ID}),
+                (SUGGEST_PROVIDERS, {"id": thread}),
+                (HANDOFF_TEXT, {"id": thread, "provider": provider}),
+            ):
+                await self.run(principal, operation, variables)
 
     async def run(
         self, principal: Principal, operation: Operation, variables: Mapping[str, Any]
