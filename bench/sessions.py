@@ -42,6 +42,11 @@ SHAPES = (
     Shape("claude-debugging", "claude", ("fix", "explain", "test", "suite"), 3),
     Shape("codex-feature", "codex", ("explain", "fix", "test", "suite", "fix", "explain"), 4),
     Shape("claude-long", "claude", ("explain", "fix", "test", "suite", "fix", "explain") * 5, 6),
+)
+# The samples: the shapes above, which the fidelity benchmark also measures, and a Gemini
+# CLI session (a format of import only: no provider of this service runs it).
+SAMPLES = (
+    *SHAPES,
     Shape("gemini-refactor", "gemini", ("explain", "fix", "test", "suite", "fix"), 3),
 )
 MODELS = {"claude": "claude-sonnet-4-5", "codex": "gpt-5-codex", "gemini": "gemini-2.5-pro"}
@@ -66,7 +71,7 @@ def session(shape: Shape, seed: int) -> Session:
 def files(seed: int = DEFAULT_SEED) -> dict[str, str]:
     """Every shape's session file, by file name."""
     return {
-        file_name(shape.name, shape.provider): written(session(shape, seed)) for shape in SHAPES
+        file_name(shape.name, shape.provider): written(session(shape, seed)) for shape in SAMPLES
     }
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from bench.session_files import file_name
 from bench.session_script import Say, Shell
-from bench.sessions import SHAPES, Shape, files, session
+from bench.sessions import SAMPLES as SHAPES
+from bench.sessions import Shape, files, session
 from graph.models import RunItemKind, RunNode, SessionFormat
 from resolvers.draft import Draft
 from resolvers.imports.detect import detect
