@@ -73,6 +73,9 @@ query($id: ID!) {
     providerThreads { id coverage { nativeRunOrdinals coveredRunOrdinals missingRunOrdinals } }
   }
 }"""
+# Full-text search as an agent asks it: two words most generated threads hold.
+SEARCH = """query($q: String!, $first: Int) { search(query: $q, first: $first) {
+  thread { id } runOrdinal index score } }"""
 LINEAGE = """
 query($id: ID!, $depth: Int!) {
   lineage(threadId: $id, direction: BOTH, depth: $depth) {

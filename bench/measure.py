@@ -24,6 +24,7 @@ from bench import model
 from bench.baseline import Raw, RawCycle, RawThread
 from bench.client import (
     LINEAGE,
+    SEARCH,
     THREAD_COVERAGE,
     BenchError,
     Cycle,
@@ -35,6 +36,7 @@ from bench.config import Config
 from bench.cpu import CpuMeter
 from bench.records import Family, ThreadRecord
 from bench.results import Pair, Rate, ReadProbe, Stat, Window
+from resolvers import search as searching
 
 # bench/cypher/baseline/lineage.cypher fixes the same hop bound: Cypher cannot take it as a
 # parameter, and the harness substitutes no text.
@@ -134,6 +136,47 @@ async def lineage_read(
         direct.append(seconds)
     assert counted.round_trips is not None
     return Sampled(service, direct, counted.round_trips, answer, rows[0])
+
+
+SEARCH_QUERY = "refactor payments"
+SEARCH_FIRST = 20
+
+
+async def search_read(gql: GraphQL, raw: Raw, workspace: str, samples: int) -> Sampled:
+    """`search(query, first: 20)` and the same full-text query over the raw driver."""
+    words = searching.words(SEARCH_QUERY)
+    params = {
+        "workspace": workspace,
+        "lucene": searching.lucene(workspace, words, None),
+        "candidates": searching.candidates(SEARCH_FIRST),
+        "first": SEARCH_FIRST,
+    }
+    for _ in range(2):
+        await gql(SEARCH, q=SEARCH_QUERY, first=SEARCH_FIRST)
+        await raw.read("baseline/search", **params)
+    answer, counted = await timed_query(gql, True, SEARCH, q=SEARCH_QUERY, first=SEARCH_FIRST)
+    service: list[float] = []
+    direct: list[float] = []
+    rows: list[dict[str, Any]] = []
+    for _ in range(samples):
+        answer, timed = await timed_query(gql, False, SEARCH, q=SEARCH_QUERY, first=SEARCH_FIRST)
+        service.append(timed.seconds)
+        rows, seconds = await raw.read("baseline/search", **params)
+        direct.append(seconds)
+    assert counted.round_trips is not None
+    return Sampled(service, direct, counted.round_trips, answer, {"hits": rows})
+
+
+def search_problems(answer: dict[str, Any], row: dict[str, Any], what: str) -> list[str]:
+    """The service's hits against the raw query's: the same places, in the same order."""
+    mine = [(h["thread"]["id"], h["runOrdinal"], h["index"]) for h in answer["search"]]
+    raw = [(h["threadId"], h["runOrdinal"], h["index"]) for h in row["hits"]]
+    problems = []
+    if mine != raw:
+        problems.append(f"{what}: search hits differ between GraphQL and the raw read")
+    if not mine:
+        problems.append(f"{what}: search found nothing for {SEARCH_QUERY!r}")
+    return problems
 
 
 def lineage_problems(

@@ -116,6 +116,7 @@ def _targets(results: Results) -> list[str]:
         pairs = (
             ("lineage", low_step.lineage, high_step.lineage),
             ("coverage (`thread` read)", low_step.coverage, high_step.coverage),
+            ("search", low_step.search, high_step.search),
         )
         for what, small, large in pairs:
             if small is None or large is None:
@@ -242,12 +243,15 @@ def _scales(steps: list[ScaleStep]) -> list[str]:
         for what, pair, trips, answer in (
             ("lineage", step.lineage, step.lineage_round_trips, f"{step.lineage_nodes} threads"),
             ("coverage", step.coverage, step.coverage_round_trips, f"{step.coverage_runs} runs"),
+            ("search", step.search, step.search_round_trips, f"{step.search_hits} hits"),
         ):
             if pair is not None:
                 rows.append(((step.label, what, answer), pair, trips))
     return _pair_table(
         "`lineage(depth: 20)` of the probe family (a fork chain 20 deep with a subagent on "
-        "every level) and the `thread` read of its 50-run root, written with the bulk data.",
+        "every level) and the `thread` read of its 50-run root, written with the bulk data; "
+        '`search(query: "refactor payments", first: 20)` over every generated thread '
+        "(two words most of them hold).",
         ("step", "read", "answer"),
         rows,
     )

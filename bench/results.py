@@ -80,6 +80,9 @@ class ScaleStep:
     coverage: Pair | None = None
     coverage_round_trips: int | None = None
     coverage_runs: int = 0
+    search: Pair | None = None
+    search_round_trips: int | None = None
+    search_hits: int = 0
 
 
 @dataclass

@@ -380,6 +380,11 @@ async def _scale_reads(
     results.integrity += measure.thread_answer_problems(coverage.answer, coverage.row, where)
     results.integrity += measure.expected_thread_problems(coverage.answer, root, where)
     results.integrity_checked += 4
+    search = await measure.search_read(gql, raw, config.workspace, config.lineage_samples)
+    step.search, step.search_round_trips = search.pair(), search.round_trips
+    step.search_hits = len(search.answer["search"])
+    results.integrity += measure.search_problems(search.answer, search.row, where)
+    results.integrity_checked += 1
     for family in kept:  # generated threads read back as the generator meant them
         for thread in family.threads:
             read = await measure.thread_read(gql, raw, config.workspace, thread.id, 1, warmup=0)

@@ -30,8 +30,15 @@ TODO_RESULT = (
 
 
 def written(session: Session) -> str:
+    if session.provider == "gemini":
+        return json.dumps(_Gemini(session).record(), indent=2) + "\n"
     writer = _ClaudeCode(session) if session.provider == "claude" else _Codex(session)
     return "".join(json.dumps(line) + "\n" for line in writer.lines())
+
+
+def file_name(name: str, provider: str) -> str:
+    """A session's file name: Gemini CLI's is one JSON document, the others JSON lines."""
+    return f"{name}.json" if provider == "gemini" else f"{name}.jsonl"
 
 
 class _Clock:
@@ -285,6 +292,125 @@ class _Codex:
         self._put(
             "response_item", {"type": "custom_tool_call_output", "call_id": call, "output": output}
         )
+
+
+class _Gemini:
+    """Gemini CLI's `ConversationRecord`: the session, then its messages: `user`, and
+    `gemini` ones, each with its text, its thoughts or one tool call (`toolCalls`, with
+    the function response Gemini was given and what the CLI displayed)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.clock = _Clock(session.started)
+        self.count = 0
+        self.messages: list[dict[str, Any]] = []
+
+    def record(self) -> dict[str, Any]:
+        started = self.clock.tick()
+        for request in self.session.requests:
+            self._message("user", request.text, self.clock.tick(600))
+            for step in request.steps:
+                self._step(step)
+        return {
+            "sessionId": self.session.session_id,
+            "projectHash": uuid.uuid5(uuid.NAMESPACE_URL, self.session.cwd).hex * 2,
+            "startTime": started,
+            "lastUpdated": self.clock.tick(),
+            "messages": self.messages,
+        }
+
+    def _id(self) -> str:
+        self.count += 1
+        return str(uuid.uuid5(uuid.UUID(self.session.session_id), str(self.count)))
+
+    def _message(self, kind: str, content: str, at: str, **extra: Any) -> None:
+        message: dict[str, Any] = {
+            "id": self._id(),
+            "timestamp": at,
+            "type": kind,
+            "content": content,
+        }
+        if kind == "gemini":
+            message |= {
+                "thoughts": [],
+                "tokens": {
+                    "input": 900 + self.count,
+                    "output": 40 + self.count,
+                    "cached": 0,
+                    "thoughts": 0,
+                    "tool": 0,
+                    "total": 940 + 2 * self.count,
+                },
+                "model": self.session.model,
+            }
+        self.messages.append(message | extra)
+
+    def _step(self, step: Step) -> None:
+        at = self.clock.tick()
+        if isinstance(step, Say):
+            self._message("gemini", step.text, at)
+        elif isinstance(step, Think):
+            subject, _, rest = step.text.partition(". ")
+            thought = {"subject": subject, "description": rest or subject, "timestamp": at}
+            self._message("gemini", "", at, thoughts=[thought])
+        else:
+            name, given, output, shown = self._tool(step)
+            call = f"{name}-{1763600000000 + self.count * 1000}-{self.count:04x}"
+            response = {
+                "functionResponse": {"id": call, "name": name, "response": {"output": output}}
+            }
+            tool = {
+                "id": call,
+                "name": name,
+                "args": given,
+                "result": [response],
+                "status": "success",
+                "timestamp": at,
+                "displayName": DISPLAY[name],
+                "resultDisplay": shown,
+                "renderOutputAsMarkdown": name != "run_shell_command",
+            }
+            self._message("gemini", "", at, toolCalls=[tool])
+
+    def _tool(self, step: Step) -> tuple[str, dict[str, Any], str, str]:
+        """The tool's name and arguments, what Gemini was given and what the CLI showed."""
+        where = f"{self.session.cwd}/"
+        if isinstance(step, Shell):
+            given = {"command": step.command, "description": f"Run {step.command.split()[0]}"}
+            output = (
+                f"Command: {step.command}\nDirectory: (root)\nOutput: {step.output}\n"
+                f"Error: (none)\nExit Code: {step.exit_code}\nSignal: (none)\n"
+                "Background PIDs: (none)\nProcess Group PGID: 41230"
+            )
+            return "run_shell_command", given, output, step.output
+        if isinstance(step, Read):
+            return "read_file", {"absolute_path": where + step.path}, step.text, ""
+        if isinstance(step, Edit):
+            given = {
+                "file_path": where + step.path,
+                "old_string": step.old,
+                "new_string": step.new,
+                "instruction": f"Update {step.path}",
+            }
+            said = f"Successfully modified file: {where}{step.path} (1 replacements)."
+            return "replace", given, said, said
+        if isinstance(step, Write):
+            given = {"file_path": where + step.path, "content": step.text}
+            said = f"Successfully created and wrote to new file: {where}{step.path}."
+            return "write_file", given, said, said
+        assert isinstance(step, Todos)
+        todos = [{"description": what, "status": status} for what, status in step.items]
+        said = "Successfully updated the todo list."
+        return "write_todos", {"todos": todos}, said, said
+
+
+DISPLAY = {
+    "run_shell_command": "Shell",
+    "read_file": "ReadFile",
+    "replace": "Edit",
+    "write_file": "WriteFile",
+    "write_todos": "WriteTodos",
+}
 
 
 def _numbered(text: str) -> str:

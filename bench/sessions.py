@@ -1,9 +1,10 @@
 """Generated agent sessions, in the providers' own file formats (issue 57, "The numbers").
 
 A session is a script (`bench.session_script`): requests, each followed by what the agent
-did. `bench.session_files` writes a script as a Claude Code session (JSONL) or a Codex rollout,
-the formats `resolvers.imports` reads. Three shapes make the samples: a Claude Code
-debugging session, a Codex feature session and a long Claude Code session. Each has long
+did. `bench.session_files` writes a script as a Claude Code session (JSONL), a Codex rollout or
+a Gemini CLI session (JSON), the formats `resolvers.imports` reads. Four shapes make the
+samples: a Claude Code debugging session, a Codex feature session, a long Claude Code
+session and a Gemini CLI refactoring session. Each has long
 assistant messages, long tool outputs and a failing test run followed by a passing run
 of the same command. One seed always gives the same files.
 
@@ -22,7 +23,7 @@ import typer
 
 from bench import prose
 from bench.prose import Topic
-from bench.session_files import written
+from bench.session_files import file_name, written
 from bench.session_script import Edit, Read, Request, Say, Session, Shell, Step, Think, Todos, Write
 
 
@@ -42,7 +43,13 @@ SHAPES = (
     Shape("codex-feature", "codex", ("explain", "fix", "test", "suite", "fix", "explain"), 4),
     Shape("claude-long", "claude", ("explain", "fix", "test", "suite", "fix", "explain") * 5, 6),
 )
-MODELS = {"claude": "claude-sonnet-4-5", "codex": "gpt-5-codex"}
+# The samples: the shapes above, which the fidelity benchmark also measures, and a Gemini
+# CLI session (a format of import only: no provider of this service runs it).
+SAMPLES = (
+    *SHAPES,
+    Shape("gemini-refactor", "gemini", ("explain", "fix", "test", "suite", "fix"), 3),
+)
+MODELS = {"claude": "claude-sonnet-4-5", "codex": "gpt-5-codex", "gemini": "gemini-2.5-pro"}
 DEFAULT_SEED = 7
 
 
@@ -63,7 +70,9 @@ def session(shape: Shape, seed: int) -> Session:
 
 def files(seed: int = DEFAULT_SEED) -> dict[str, str]:
     """Every shape's session file, by file name."""
-    return {f"{shape.name}.jsonl": written(session(shape, seed)) for shape in SHAPES}
+    return {
+        file_name(shape.name, shape.provider): written(session(shape, seed)) for shape in SAMPLES
+    }
 
 
 OUTPUT = typer.Option(..., "--output", help="The folder to write the sessions to.")
@@ -71,7 +80,7 @@ SEED = typer.Option(DEFAULT_SEED, "--seed", help="The same seed, the same files.
 
 
 def sessions(output: Path = OUTPUT, seed: int = SEED) -> None:
-    """Write the generated Claude Code and Codex session files."""
+    """Write the generated Claude Code, Codex and Gemini CLI session files."""
     output.mkdir(parents=True, exist_ok=True)
     for name, text in files(seed).items():
         (output / name).write_text(text)

@@ -30,6 +30,7 @@ class ThreadRelationship(StrEnum):
 class SessionFormat(StrEnum):
     CLAUDE_CODE_JSONL = "CLAUDE_CODE_JSONL"
     CODEX_ROLLOUT_JSONL = "CODEX_ROLLOUT_JSONL"
+    GEMINI_CLI_JSON = "GEMINI_CLI_JSON"
 
 
 class RunStatus(StrEnum):
@@ -279,6 +280,18 @@ class ThreadItem(ItemPlace):
     runId: str
     text: str
     attributes: dict[str, Any] | None = None
+
+
+class SearchText(Node):
+    """A text full-text search matched: a thread's title (`runOrdinal`, `index`, `kind`
+    None), a run's input (`index` -1, `USER_GOAL`) or an item's text."""
+
+    threadId: str
+    runOrdinal: int | None = None
+    index: int | None = None
+    kind: RunItemKind | None = None
+    text: str
+    score: float
 
 
 class FileDiffStat(Node):

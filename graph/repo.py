@@ -35,6 +35,7 @@ from graph.models import (
     RunItem,
     RunItemKind,
     RunNode,
+    SearchText,
     ThreadItem,
     ThreadNode,
     ThreadState,
@@ -485,6 +486,26 @@ async def threads_page(
         titleContains=title_contains or None,
     )
     return [thread_from(row["value"]) for row in rows]
+
+
+async def search(
+    tx: Tx,
+    workspace: str,
+    lucene: str,
+    kinds: list[RunItemKind] | None,
+    first: int,
+    candidates: int,
+) -> list[SearchText]:
+    """Up to `first` texts of the workspace `lucene` matches, best first."""
+    rows = await tx.rows(
+        "search/hits",
+        workspace=workspace,
+        lucene=lucene,
+        kinds=[kind.value for kind in kinds] if kinds is not None else None,
+        first=first,
+        candidates=candidates,
+    )
+    return [SearchText.model_validate(dict(row)) for row in rows]
 
 
 async def thread_items(

@@ -26,17 +26,25 @@ if TYPE_CHECKING:
 class FileFormat(StrEnum):
     claude_code = "claude-code"
     codex = "codex"
+    gemini = "gemini"
 
     @property
     def session_format(self) -> SessionFormat:
-        if self is FileFormat.claude_code:
-            return SessionFormat.CLAUDE_CODE_JSONL
-        return SessionFormat.CODEX_ROLLOUT_JSONL
+        return {
+            FileFormat.claude_code: SessionFormat.CLAUDE_CODE_JSONL,
+            FileFormat.codex: SessionFormat.CODEX_ROLLOUT_JSONL,
+            FileFormat.gemini: SessionFormat.GEMINI_CLI_JSON,
+        }[self]
 
 
 def import_file(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="The session file.")],
-    fmt: Annotated[FileFormat, typer.Option("--format", "-f", help="claude-code or codex.")],
+    fmt: Annotated[
+        FileFormat | None,
+        typer.Option(
+            "--format", "-f", help="claude-code, codex or gemini (default: told from the file)."
+        ),
+    ] = None,
     thread_id: str | None = typer.Option(None, help="The id of the thread a first import makes."),
     title: str | None = typer.Option(None, help="Its title (default: the first request)."),
     workspace: str = typer.Option(
@@ -50,21 +58,26 @@ def import_file(
         1_000_000, min=10_000, help="Characters of the file sent per request, at most."
     ),
 ) -> None:
-    """Import a Claude Code session (~/.claude/projects/...) or a Codex rollout
-    (~/.codex/sessions/...); importing it again adds only its new runs."""
+    """Import a Claude Code session (~/.claude/projects/...), a Codex rollout
+    (~/.codex/sessions/...) or a Gemini CLI session (~/.gemini/tmp/.../chats/...); importing
+    it again adds only its new runs."""
 
     from api.cli.demo_client import DemoError, in_process, remote
     from api.cli.target import quiet_driver_notifications, service_to_use
     from graph.runtime.local_neo4j import LocalNeo4jError
+    from resolvers.imports.detect import detect
     from resolvers.imports.pieces import pieces
     from resolvers.imports.plan import parse
 
     settings = checked_settings()
     quiet_driver_notifications()
     content = file.read_text(encoding="utf-8")
-    session_format = fmt.session_format
     try:
-        cut = pieces(content, parse(session_format, content), piece_chars)
+        session_format = fmt.session_format if fmt is not None else detect(content)
+        parsed = parse(session_format, content)
+        # A JSON document is sent whole; a file of JSON lines in pieces of whole runs.
+        whole = session_format is SessionFormat.GEMINI_CLI_JSON
+        cut = [content] if whole else pieces(content, parsed, piece_chars)
     except ThreadlineError as error:
         typer.echo(f"{file}: {error.message}", err=True)
         raise typer.Exit(2) from error

@@ -7,6 +7,7 @@ else the open workspace. Nothing but the protocol is written to stdout.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging.config
 import os
 from typing import TYPE_CHECKING
@@ -44,6 +45,13 @@ async def _serve(settings: Settings, caller: Principal) -> None:
     app = create_app(settings)
     gateway: Gateway = app.state.gateway.waiting_for_warm_up(COLD_WAIT_S)
     async with app.router.lifespan_context(app):
+        # Ready before the protocol is served: an agent's first call, often made as soon
+        # as the process answers, then takes what later calls take (it took 12-20 s on a
+        # cold process). Bounded: a Neo4j that goes away meanwhile is served all the same.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(COLD_WAIT_S):
+                await gateway.ready(caller)
+        _say("threadline mcp: ready")
         await mcp.build(gateway, lambda _: caller).run_stdio_async()
 
 

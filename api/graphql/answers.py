@@ -21,6 +21,7 @@ from api.graphql.types import (
     ProviderAction,
     ProviderThread,
     Run,
+    RunItemKind,
     StalenessSignal,
     StartStrategy,
     SummarySource,
@@ -38,6 +39,7 @@ from resolvers.imports.plan import Imported
 from resolvers.lineage.rollback import RollbackDecision
 from resolvers.past.as_of import Instant
 from resolvers.past.replay import Explained
+from resolvers.search import snippet
 from resolvers.start.decision import StartDecision
 from resolvers.start.plan import StartOutcome
 
@@ -166,6 +168,11 @@ class StartContextPlan:
     prepared_handoff: ContextHandoff | None = strawberry.field(
         description="The prepared handoff (prepareHandoff) this start would inject as it "
         "is, if any."
+    )
+    context_text: str | None = strawberry.field(
+        description="The text the start would inject: its handoffs' texts in injection "
+        "order, as built now (a summary another writer would replace is the local one); "
+        "null when it would inject nothing."
     )
 
     @classmethod
@@ -338,3 +345,28 @@ def _budget(budget: models.ContextBudget | None) -> ContextBudget:
     if found is None:  # an explanation is always a fresh decision, made with its budget
         raise ThreadlineError(ErrorCode.INTERNAL, "A start decision came without its budget.")
     return found
+
+
+@strawberry.type(
+    description="A text full-text search matched: a thread's title (runOrdinal, index and "
+    "kind null), a run's input (index -1, kind USER_GOAL) or an item (Thread.items fetches "
+    "around it)."
+)
+class SearchHit:
+    thread: Thread
+    run_ordinal: int | None
+    index: int | None = strawberry.field(description="The item's index; -1: the run's input.")
+    kind: RunItemKind | None
+    snippet: str = strawberry.field(description="The matched text around its first match.")
+    score: float = strawberry.field(description="Lucene's relevance: higher ranks first.")
+
+    @classmethod
+    async def of(cls, info: Info, found: models.SearchText, words: list[str]) -> SearchHit:
+        return cls(
+            thread=await required(by_id(info, Thread, found.threadId)),
+            run_ordinal=found.runOrdinal,
+            index=found.index,
+            kind=found.kind,
+            snippet=snippet(found.text, words),
+            score=found.score,
+        )

@@ -20,6 +20,7 @@ from api.graphql.inputs import (
 )
 from api.graphql.mutate import Answer, mutate
 from graph import models
+from resolvers.imports.detect import detect
 from resolvers.imports.plan import Imported
 from resolvers.lineage.rollback import RollbackDecision
 from resolvers.start.decision import StartRequest
@@ -277,21 +278,24 @@ class Mutation:
         return await mutate(info, command_id, args, CLEARED, limits.clear_provider_limit, provider)
 
     @t.described(
-        "A provider's own session file (Claude Code JSONL, Codex rollout JSONL) as a thread: "
-        "one completed run per request, natively covered by one provider thread. The same "
-        "session again adds only its new runs.",
+        "A provider's own session file (Claude Code JSONL, Codex rollout JSONL, Gemini CLI "
+        "JSON) as a thread: one completed run per request, natively covered by one provider "
+        "thread. The same session again adds only its new runs. Without `format` the "
+        "service tells it from the content (INVALID_INPUT naming the candidates when it "
+        "cannot).",
         mutation=True,
     )
     async def import_session(
         self,
         info: Info,
-        format: t.SessionFormat,
+        format: t.SessionFormat | None = None,
+        *,
         content: str,
         thread_id: strawberry.ID | None = None,
         title: str | None = None,
         command_id: str | None = None,
     ) -> a.SessionImport:
-        chosen = models.SessionFormat(format)
+        chosen = models.SessionFormat(format) if format is not None else detect(content)
         args = {
             "format": chosen.value,
             "content": hashlib.sha256(content.encode()).hexdigest(),  # the file, by its hash

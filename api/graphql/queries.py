@@ -18,6 +18,7 @@ from api.graphql import types as t
 from graph import models, repo
 from graph.errors import invalid
 from graph.store import Tx
+from resolvers import search as searching
 from resolvers.lineage.plans import MergeBackOutlook
 from resolvers.past.replay import Explained, explained
 from resolvers.start.decision import StartRequest
@@ -48,6 +49,30 @@ class Query:
 
         found = await info.context.examine(work)
         return [await a.ProviderSuggestion.of(info, suggestion) for suggestion in found]
+
+    @t.described(
+        "Full-text search of the workspace's thread titles, run inputs and items (runs "
+        "rolled back are not searched), best first. A hit matches at least one of the "
+        "query's words (letters, digits, `_`; any case). `kinds`: only input and item hits "
+        "of these kinds."
+    )
+    async def search(
+        self,
+        info: Info,
+        query: str,
+        kinds: list[t.RunItemKind] | None = None,
+        first: int | None = 20,
+    ) -> list[a.SearchHit]:
+        size = cursors.page_size(info.context.settings.max_page_size, first, 20)
+        searched = searching.words(query)
+        workspace = info.context.workspace
+        lucene = searching.lucene(workspace, searched, kinds)
+
+        async def work(tx: Tx) -> list[models.SearchText]:
+            return await repo.search(tx, workspace, lucene, kinds, size, searching.candidates(size))
+
+        found = await info.context.store.read(work)
+        return list(await asyncio.gather(*(a.SearchHit.of(info, f, searched) for f in found)))
 
     @strawberry.field
     async def thread(

@@ -46,11 +46,14 @@ class Operation:
     empty: Callable[[Any], bool] = lambda value: value is None
 
 
+# The id the warm-up reads: no thread or handoff has it (a server-made id has a prefix).
+WARM_UP_ID = "threadline-warm-up"
 THREAD_SUMMARY = "id title createdAt relationshipToParent parent { id } root { id }"
 
 LIST_THREADS = Operation(
-    f"""query($first: Int, $after: String, $titleContains: String) {{
-  threads(first: $first, after: $after, titleContains: $titleContains) {{
+    f"""query($first: Int, $after: String, $titleContains: String, $newestFirst: Boolean) {{
+  threads(first: $first, after: $after, titleContains: $titleContains,
+    newestFirst: $newestFirst) {{
     edges {{ cursor node {{ {THREAD_SUMMARY} }} }} pageInfo {{ hasNextPage endCursor }} }} }}""",
     "threads",
 )
@@ -87,12 +90,13 @@ EXPLAIN_START = Operation(
   explainStartContext(threadId: $id, provider: $provider, model: $model) {{ {PLAN} }} }}""",
     "explainStartContext",
 )
-GET_HANDOFF = Operation(
-    """query($id: ID!) { handoff(id: $id) { id status strategy kind summaryText tokenEstimate
+HANDOFF = """id status strategy kind summaryText tokenEstimate
   summarySource createdByProvider coveredRunOrdinals { from to }
   thread { id } toProviderThread { id provider }
-  omitted { runOrdinal index kind key path tokenEstimate }
-  quality { score facets { kind kept total missing } } } }""",
+  omitted { runOrdinal index kind key path tokenEstimate cut }
+  quality { score fidelity facets { kind kept total missing } }"""
+GET_HANDOFF = Operation(
+    f"""query($id: ID!) {{ handoff(id: $id) {{ {HANDOFF} }} }}""",
     "handoff",
     missing="handoff",
 )
@@ -101,10 +105,27 @@ SUGGEST_PROVIDERS = Operation(
   plan {{ {PLAN} }} }} }}""",
     "suggestProviders",
 )
+SEARCH = Operation(
+    """query($query: String!, $kinds: [RunItemKind!], $first: Int) {
+  search(query: $query, kinds: $kinds, first: $first) {
+    thread { id title } runOrdinal index kind snippet score } }""",
+    "search",
+)
+# What a handoff resource holds: the text the next start on the provider would inject.
+HANDOFF_TEXT = Operation(
+    """query($id: ID!, $provider: String!) {
+  explainStartContext(threadId: $id, provider: $provider) { contextText } }""",
+    "explainStartContext",
+)
+
+# ---- the agent's own writes: each the mutation of the same name, with its commandId ------
+
+TRANSFER = """id type status sourceProvider targetProvider resolutionStrategy createdAt
+  sourceThread { id } targetThread { id } handoff { id status tokenEstimate }"""
 FORK_THREAD = Operation(
-    f"""mutation($id: ID!, $at: SourcePointInput!, $title: String) {{
-  forkThread(sourceThreadId: $id, at: $at, title: $title) {{ {THREAD_SUMMARY}
-    incomingTransfers {{ id type status }} }} }}""",
+    f"""mutation($id: ID!, $at: SourcePointInput!, $title: String, $commandId: String) {{
+  forkThread(sourceThreadId: $id, at: $at, title: $title, commandId: $commandId) {{
+    {THREAD_SUMMARY} incomingTransfers {{ id type status }} }} }}""",
     "forkThread",
 )
 PREPARE_HANDOFF = Operation(
@@ -113,6 +134,42 @@ PREPARE_HANDOFF = Operation(
     id status strategy kind summaryText tokenEstimate summarySource preparedFor
     coveredRunOrdinals { from to } thread { id } } }""",
     "prepareHandoff",
+)
+MERGE_BACK = Operation(
+    f"""mutation($id: ID!, $commandId: String) {{
+  mergeBack(forkThreadId: $id, commandId: $commandId) {{ {TRANSFER} }} }}""",
+    "mergeBack",
+)
+SPAWN_SUBAGENT = Operation(
+    f"""mutation($id: ID!, $task: String!, $provider: String, $commandId: String) {{
+  spawnSubagent(parentRunId: $id, task: $task, provider: $provider, commandId: $commandId) {{
+    {THREAD_SUMMARY} incomingTransfers {{ id type status }} }} }}""",
+    "spawnSubagent",
+)
+COMPLETE_SUBAGENT = Operation(
+    f"""mutation($id: ID!, $result: String!, $commandId: String) {{
+  completeSubagent(childThreadId: $id, result: $result, commandId: $commandId) {{
+    {TRANSFER} }} }}""",
+    "completeSubagent",
+)
+REPORT_LIMIT = Operation(
+    """mutation($provider: String!, $reason: String!, $resetsAt: DateTime, $runId: ID,
+  $commandId: String) {
+  reportProviderLimit(provider: $provider, reason: $reason, resetsAt: $resetsAt, runId: $runId,
+    commandId: $commandId) { provider reason resetsAt reportedAt active } }""",
+    "reportProviderLimit",
+)
+REPORT_USAGE = Operation(
+    """mutation($id: ID!, $usage: ContextUsageInput!, $commandId: String) {
+  reportContextUsage(providerThreadId: $id, usage: $usage, commandId: $commandId) {
+    id provider status contextUsage { contextTokens contextWindowTokens reportedAt } } }""",
+    "reportContextUsage",
+)
+SUBMIT_HANDOFF_SUMMARY = Operation(
+    f"""mutation($id: ID!, $text: String!, $by: String, $commandId: String) {{
+  submitHandoffSummary(handoffId: $id, summaryText: $text, createdByProvider: $by,
+    commandId: $commandId) {{ {HANDOFF} }} }}""",
+    "submitHandoffSummary",
 )
 
 
@@ -126,6 +183,11 @@ class Gateway:
         self._services = services
         self._cold_wait_s = cold_wait_s
 
+    @property
+    def sdl(self) -> str:
+        """The schema the operations run on, as SDL: what their answers' types are read from."""
+        return self._schema.as_str()
+
     def waiting_for_warm_up(self, wait_s: float) -> Gateway:
         """This gateway, its calls made before the first warm-up has ended waiting up to
         `wait_s` for it: for a caller that cannot wait for /readyz, as `threadline mcp`'s
@@ -133,6 +195,29 @@ class Gateway:
         in seconds and every early call ran out of time (UNAVAILABLE). After an outage
         calls do not wait: statements are planned as they are needed, as for `serve`."""
         return Gateway(self._schema, self._services, wait_s)
+
+    async def ready(self, principal: Principal) -> None:
+        """The first warm-up done, then each read tool's operation run once as `principal`,
+        on the caller's newest thread (or, in an empty workspace, an id none holds): its
+        document parsed and validated, its code paths and statements run with the shapes
+        real calls have, so that the first call an agent makes takes what later ones
+        take. Reads only: nothing is written."""
+        await self._services().store.warm_up()
+        newest = await self.run(principal, LIST_THREADS, {"first": 1, "newestFirst": True})
+        edges = [] if newest.failed else newest.value["edges"]
+        thread = edges[0]["node"]["id"] if edges else WARM_UP_ID
+        for provider in [p.kind for p in self._services().providers.all()]:
+            for operation, variables in (
+                (SEARCH, {"query": "warm up", "first": 1}),
+                (THREAD_READ, {"id": thread}),
+                (THREAD_CONTEXT, {"id": thread}),
+                (LINEAGE, {"id": thread}),
+                (EXPLAIN_START, {"id": thread, "provider": provider}),
+                (GET_HANDOFF, {"id": WARM_UP_ID}),
+                (SUGGEST_PROVIDERS, {"id": thread}),
+                (HANDOFF_TEXT, {"id": thread, "provider": provider}),
+            ):
+                await self.run(principal, operation, variables)
 
     async def run(
         self, principal: Principal, operation: Operation, variables: Mapping[str, Any]

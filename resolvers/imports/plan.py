@@ -22,7 +22,7 @@ from graph.ranges import Ranges
 from resolvers import runs as run_plans
 from resolvers.draft import Draft
 from resolvers.handoffs.digests import digest_of, tokens_held
-from resolvers.imports import claude_code, codex
+from resolvers.imports import claude_code, codex, gemini_cli
 from resolvers.imports.session import ImportedRun, ParsedSession
 
 TITLE_LIMIT = 80
@@ -31,6 +31,8 @@ TITLE_LIMIT = 80
 def parse(session_format: SessionFormat, content: str) -> ParsedSession:
     if session_format is SessionFormat.CLAUDE_CODE_JSONL:
         return claude_code.parse(content)
+    if session_format is SessionFormat.GEMINI_CLI_JSON:
+        return gemini_cli.parse(content)
     return codex.parse(content)
 
 

@@ -53,6 +53,8 @@ class Explained:
     explanation: list[str]
     budget: ContextBudget | None = None
     omittedCount: int = 0  # items of the covered runs its handoffs' texts leave out
+    # The text the start would inject, its handoffs' texts in injection order; None: none.
+    contextText: str | None = None
     recordedRun: RunNode | None = None
     differsFromRecord: bool = False
     preparedHandoffId: str | None = None  # the prepared handoff it injects as it is
@@ -102,6 +104,7 @@ def explained(
         budget=decision.budget,
         omittedCount=sum(len(h.summary.omitted) for h in decision.handoffs),
         preparedHandoffId=decision.preparedHandoffId,
+        contextText=decision.context_text,
     )
     if record is None:
         return replay
@@ -116,6 +119,7 @@ def explained(
         explanation=replay.explanation,
         budget=replay.budget,
         omittedCount=replay.omittedCount,
+        contextText="\n".join(h.summaryText for h in record.handoffs) or None,
         recordedRun=record.run,
         preparedHandoffId=next((h.id for h in record.handoffs if h.preparedFor), None),
     )

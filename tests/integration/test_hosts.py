@@ -156,7 +156,7 @@ async def test_the_loopback_names_pass_with_their_own_origin_or_none(
     created = await send(service, "POST", "/graphql", host, origin, json=CREATE)
     assert created.json()["data"]["createThread"]["id"]
     listed = await send(service, "POST", "/mcp", host, origin, json=LIST, headers=MCP_ACCEPT)
-    assert listed.json()["result"]["structuredContent"]["result"]["edges"]
+    assert listed.json()["result"]["structuredContent"]["edges"]
     assert service.audited()[audited:] == []
 
 

@@ -22,7 +22,9 @@ from api.settings import Settings
 from graph.models import SessionFormat
 from graph.store import Store
 from resolvers.imports import claude_code
+from resolvers.imports.detect import detect
 from resolvers.imports.pieces import pieces
+from resolvers.imports.plan import parse
 from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.managed import cli_env
 from tests.support.outage import Outage
@@ -195,6 +197,60 @@ def cli(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+DETECTED = """mutation($content: String!) { importSession(content: $content) {
+  importedRuns
+  thread { id runs { input items { kind key } } }
+  providerThread { provider } } }"""
+
+
+@pytest.mark.parametrize(
+    ("name", "provider"),
+    [
+        ("claude_code.jsonl", "claude"),
+        ("codex_rollout.jsonl", "codex"),
+        ("generated/claude-debugging.jsonl", "claude"),
+        ("generated/claude-long.jsonl", "claude"),
+        ("generated/codex-feature.jsonl", "codex"),
+        ("generated/gemini-refactor.json", "gemini"),
+    ],
+)
+async def test_each_format_is_told_from_its_content(
+    gql: GraphQLClient, name: str, provider: str
+) -> None:
+    content = text(name)
+    made = (await gql(DETECTED, content=content))["importSession"]
+    parsed = parse(detect(content), content)
+    assert made["providerThread"]["provider"] == provider
+    assert made["importedRuns"] == len(parsed.runs) > 0
+    assert [run["input"] for run in made["thread"]["runs"]] == [r.input for r in parsed.runs]
+    # Each assistant message keeps its native id as its item's key (a Codex rollout's
+    # messages have none).
+    said = [
+        item
+        for run in made["thread"]["runs"]
+        for item in run["items"]
+        if item["kind"] == "ASSISTANT_MESSAGE"
+    ]
+    assert said and all(bool(item["key"]) is (provider != "codex") for item in said)
+    if provider == "gemini":  # continued on a provider of this service: a full handoff
+        nxt = await start(gql, made["thread"]["id"], "claude", "carry on")
+        assert nxt["strategy"] == "FULL_HANDOFF_NEW_THREAD"
+        assert parsed.runs[0].input[:40] in nxt["contextText"]
+
+
+async def test_content_of_no_format_or_of_two_names_the_candidates(gql: GraphQLClient) -> None:
+    nothing = await gql.refused("INVALID_INPUT", DETECTED, content='{"hello": "world"}\n')
+    for each in ("CLAUDE_CODE_JSONL", "CODEX_ROLLOUT_JSONL", "GEMINI_CLI_JSON"):
+        assert each in nothing["message"]
+    claude, codex = text("claude_code.jsonl"), text("codex_rollout.jsonl")
+    both = claude.splitlines(keepends=True)[1] + codex.splitlines(keepends=True)[0]
+    two = await gql.refused("INVALID_INPUT", DETECTED, content=both)
+    assert "CLAUDE_CODE_JSONL" in two["message"] and "CODEX_ROLLOUT_JSONL" in two["message"]
+    assert "GEMINI_CLI_JSON" not in two["message"]
+    listed = await gql("{ threads { edges { node { id } } } }")
+    assert listed["threads"]["edges"] == []  # nothing written
+
+
 @pytest.mark.process
 async def test_the_cli_sends_a_long_session_in_pieces(
     live_api: str, live: GraphQLClient, neo4j_uri: str
@@ -203,7 +259,8 @@ async def test_the_cli_sends_a_long_session_in_pieces(
     content = file.read_text()
     expected = pieces(content, claude_code.parse(content), 10_000)
     assert len(expected) > 1
-    command = [sys.executable, "-m", "api.cli", "import", str(file), "--format", "claude-code"]
+    # No --format: the CLI tells it from the file.
+    command = [sys.executable, "-m", "api.cli", "import", str(file)]
     command += ["--url", live_api, "--piece-chars", "10000", "--thread-id", "cli"]
     done = await asyncio.to_thread(cli, command)
     assert done.returncode == 0, done.stderr

@@ -10,14 +10,21 @@ from pathlib import Path
 
 import pytest
 
+from bench.session_files import file_name
 from bench.session_script import Say, Shell
-from bench.sessions import SHAPES, Shape, files, session
+from bench.sessions import SAMPLES as SHAPES
+from bench.sessions import Shape, files, session
 from graph.models import RunItemKind, RunNode, SessionFormat
 from resolvers.draft import Draft
+from resolvers.imports.detect import detect
 from resolvers.imports.plan import import_session, parse
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "generated"
-FORMATS = {"claude": SessionFormat.CLAUDE_CODE_JSONL, "codex": SessionFormat.CODEX_ROLLOUT_JSONL}
+FORMATS = {
+    "claude": SessionFormat.CLAUDE_CODE_JSONL,
+    "codex": SessionFormat.CODEX_ROLLOUT_JSONL,
+    "gemini": SessionFormat.GEMINI_CLI_JSON,
+}
 
 
 def imported(shape: Shape, text: str) -> list[RunNode]:
@@ -30,7 +37,7 @@ def imported(shape: Shape, text: str) -> list[RunNode]:
 @pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
 def test_a_generated_session_imports_request_for_request(shape: Shape) -> None:
     script = session(shape, 7)
-    runs = imported(shape, files(7)[f"{shape.name}.jsonl"])
+    runs = imported(shape, files(7)[file_name(shape.name, shape.provider)])
     assert [run.input for run in runs] == [request.text for request in script.requests]
     assert all(run.provider == shape.provider for run in runs)
     for run, request in zip(runs, script.requests, strict=True):
@@ -44,7 +51,7 @@ def test_a_generated_session_imports_request_for_request(shape: Shape) -> None:
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
 def test_a_failing_test_run_is_followed_by_the_same_command_passing(shape: Shape) -> None:
-    runs = imported(shape, files(7)[f"{shape.name}.jsonl"])
+    runs = imported(shape, files(7)[file_name(shape.name, shape.provider)])
     commands = [
         (item.text, (item.attributes or {}).get("exitCode"))
         for run in runs
@@ -66,6 +73,13 @@ def test_a_failing_test_run_is_followed_by_the_same_command_passing(shape: Shape
 def test_the_committed_samples_are_what_the_generator_writes() -> None:
     written = {path.name: path.read_text() for path in SAMPLES.iterdir()}
     assert written == files(7)
+
+
+def test_each_sample_is_told_from_its_content() -> None:
+    """What an import without a format relies on: every sample is its own format only."""
+    for shape in SHAPES:
+        text = files(7)[file_name(shape.name, shape.provider)]
+        assert detect(text) is FORMATS[shape.provider], shape.name
 
 
 def test_another_seed_gives_other_sessions() -> None:

@@ -83,6 +83,7 @@ from .rollback_thread import (
     RollbackThreadRollbackThread,
     RollbackThreadRollbackThreadRolledBackRuns,
 )
+from .search import Search, SearchSearch, SearchSearchThread
 from .spawn_subagent import SpawnSubagent, SpawnSubagentSpawnSubagent
 from .start_run import StartRun, StartRunStartRun
 from .thread_items import (
@@ -146,6 +147,9 @@ __all__ = [
     "RunItemInput",
     "RunItemKind",
     "RunStatus",
+    "Search",
+    "SearchSearch",
+    "SearchSearchThread",
     "SessionFormat",
     "SourcePointInput",
     "SpawnSubagent",

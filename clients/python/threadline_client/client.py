@@ -19,6 +19,7 @@ from .merge_back import MergeBack
 from .record_native_subagent import RecordNativeSubagent
 from .report_start_failure import ReportStartFailure
 from .rollback_thread import RollbackThread
+from .search import Search
 from .spawn_subagent import SpawnSubagent
 from .start_run import StartRun
 from .thread_items import ThreadItems
@@ -524,15 +525,15 @@ class ThreadlineClient(AsyncBaseClient):
 
     async def import_session(
         self,
-        format: SessionFormat,
         content: str,
+        format: Union[Optional[SessionFormat], UnsetType] = UNSET,
         thread_id: Union[Optional[str], UnsetType] = UNSET,
         title: Union[Optional[str], UnsetType] = UNSET,
         command_id: Union[Optional[str], UnsetType] = UNSET,
         **kwargs: Any,
     ) -> ImportSession:
         query = gql("""
-            mutation ImportSession($format: SessionFormat!, $content: String!, $threadId: ID, $title: String, $commandId: String) {
+            mutation ImportSession($format: SessionFormat, $content: String!, $threadId: ID, $title: String, $commandId: String) {
               importSession(
                 format: $format
                 content: $content
@@ -603,3 +604,32 @@ class ThreadlineClient(AsyncBaseClient):
         )
         data = self.get_data(response)
         return ThreadItems.model_validate(data)
+
+    async def search(
+        self,
+        query: str,
+        kinds: Union[Optional[list[RunItemKind]], UnsetType] = UNSET,
+        first: Union[Optional[int], UnsetType] = UNSET,
+        **kwargs: Any,
+    ) -> Search:
+        _query = gql("""
+            query Search($query: String!, $kinds: [RunItemKind!], $first: Int) {
+              search(query: $query, kinds: $kinds, first: $first) {
+                thread {
+                  id
+                  title
+                }
+                runOrdinal
+                index
+                kind
+                snippet
+                score
+              }
+            }
+            """)
+        variables: dict[str, object] = {"query": query, "kinds": kinds, "first": first}
+        response = await self.execute(
+            query=_query, operation_name="Search", variables=variables, **kwargs
+        )
+        data = self.get_data(response)
+        return Search.model_validate(data)

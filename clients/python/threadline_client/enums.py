@@ -106,6 +106,7 @@ class RunStatus(str, Enum):
 class SessionFormat(str, Enum):
     CLAUDE_CODE_JSONL = "CLAUDE_CODE_JSONL"
     CODEX_ROLLOUT_JSONL = "CODEX_ROLLOUT_JSONL"
+    GEMINI_CLI_JSON = "GEMINI_CLI_JSON"
 
 
 class StalenessSignal(str, Enum):

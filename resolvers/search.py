@@ -1,0 +1,69 @@
+"""Full-text search: the Lucene query a search runs and the snippet a hit shows (docs/MODEL.md,
+"Search").
+
+A query is its words (letters, digits and `_`, in any case); anything else separates them,
+so no character of a query is Lucene syntax. A hit matches at least one word, in a thread's
+title, a run's input or an item's text; more words and rarer ones rank higher (Lucene's
+BM25).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from graph.errors import invalid
+from graph.models import RunItemKind
+
+WORD = re.compile(r"\w+")
+MOST_WORDS = 32  # Lucene's clauses stay few: three fields a word
+SNIPPET_CHARS = 160
+# Lucene is asked for this many nodes a hit: room for the hits the statement drops.
+CANDIDATES_PER_HIT = 4
+CANDIDATES_MORE = 20
+
+
+def words(query: str) -> list[str]:
+    """The query's words, lower-cased, each once, in order; INVALID_INPUT if it has none
+    or more than MOST_WORDS."""
+    found = list(dict.fromkeys(word.lower() for word in WORD.findall(query)))
+    if not found:
+        raise invalid("search needs a query with at least one word (letters or digits).")
+    if len(found) > MOST_WORDS:
+        raise invalid(f"search takes at most {MOST_WORDS} words, got {len(found)}.")
+    return found
+
+
+def lucene(workspace: str, searched: Sequence[str], kinds: Sequence[RunItemKind] | None) -> str:
+    """The index query: the workspace (a phrase, analyzed as the indexed name was; boost 0,
+    so it does not rank), and the words in titles, inputs and item texts; with `kinds`,
+    only inputs (when USER_GOAL is among them) and items of those kinds."""
+    terms = " ".join(searched)
+    where = f'+workspace:"{workspace}"^0'
+    if kinds is None:
+        return f"{where} +(title:({terms}) input:({terms}) text:({terms}))"
+    named = " ".join(kind.value.lower() for kind in kinds)
+    fields = [f"(+kind:({named})^0 +text:({terms}))"]
+    if RunItemKind.USER_GOAL in kinds:
+        fields.insert(0, f"input:({terms})")
+    return f"{where} +({' '.join(fields)})"
+
+
+def candidates(first: int) -> int:
+    return first * CANDIDATES_PER_HIT + CANDIDATES_MORE
+
+
+def snippet(text: str, searched: Sequence[str], chars: int = SNIPPET_CHARS) -> str:
+    """Up to `chars` characters of `text` (whitespace runs as one space) around its first
+    searched word, `…` where it was cut."""
+    flat = " ".join(text.split())
+    if len(flat) <= chars:
+        return flat
+    pattern = "|".join(re.escape(word) for word in searched)
+    found = re.search(rf"(?<!\w)(?:{pattern})(?!\w)", flat, re.IGNORECASE) if pattern else None
+    at = found.start() if found else 0
+    begin = max(0, min(at - chars // 3, len(flat) - chars))
+    end = begin + chars
+    head = "…" if begin > 0 else ""
+    tail = "…" if end < len(flat) else ""
+    return head + flat[begin:end].strip() + tail

@@ -1,0 +1,132 @@
+"""Full-text search on Neo4j: ranked hits in titles, run inputs and items, a workspace's
+own only, and an index built for what was written before it existed."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from api.settings import Settings
+from graph import queries
+from graph.store import Store
+from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.steps import As, run_once, tokens_file
+
+SEARCH = """query($q: String!, $kinds: [RunItemKind!], $first: Int) {
+  search(query: $q, kinds: $kinds, first: $first) {
+    thread { id title } runOrdinal index kind snippet score } }"""
+TOKENS = {"a": ("ws-a", "write"), "b": ("ws-b", "write")}
+
+
+@pytest.fixture
+async def clients(clean_store: Store, tmp_path: Path) -> AsyncIterator[dict[str, GraphQLClient]]:
+    settings = Settings(tokens_file=tokens_file(tmp_path, TOKENS))
+    async with make_app_client(clean_store, settings) as http:
+        base = GraphQLClient(http)
+        yield {name: As(base, name) for name in TOKENS}
+
+
+async def seeded(gql: GraphQLClient) -> dict[str, str]:
+    """Three threads: one about the retry policy in its title, input and a decision; one
+    naming retries once, in an item; one about something else."""
+    made = {}
+    for ident, title in (
+        ("retries", "Retry policy for the uploader"),
+        ("cache", "Cache eviction"),
+        ("docs", "Write the API docs"),
+    ):
+        await gql(
+            "mutation($id: ID!, $t: String) { createThread(id: $id, title: $t) { id } }",
+            id=ident,
+            t=title,
+        )
+        made[ident] = ident
+    await run_once(
+        gql,
+        "retries",
+        "codex",
+        "decide the retry policy: backoff and jitter",
+        items=[
+            {"kind": "DECISION", "text": "Retry policy: exponential backoff with full jitter"},
+            {"kind": "COMMAND", "text": "pytest tests/test_upload.py"},
+        ],
+    )
+    await run_once(
+        gql,
+        "cache",
+        "codex",
+        "pick an eviction rule",
+        items=[{"kind": "DECISION", "text": "Use an LRU; a failed read is not retried as policy"}],
+    )
+    await run_once(gql, "docs", "claude", "document the endpoints")
+    return made
+
+
+async def test_hits_are_ranked_with_their_place_and_a_snippet(
+    clients: dict[str, GraphQLClient],
+) -> None:
+    gql = clients["a"]
+    await seeded(gql)
+    hits = (await gql(SEARCH, q="retry policy"))["search"]
+    places = [(h["thread"]["id"], h["runOrdinal"], h["index"], h["kind"]) for h in hits]
+    # The retry thread's title, input and decision each hold both words: they rank above the
+    # cache thread's item, which holds one ("policy"; "retried" is another word).
+    assert set(places[:3]) == {
+        ("retries", None, None, None),
+        ("retries", 1, -1, "USER_GOAL"),
+        ("retries", 1, 0, "DECISION"),
+    }
+    assert places[3:] == [("cache", 1, 0, "DECISION")]
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    for hit in hits:
+        assert "policy" in hit["snippet"].lower()
+    assert ("docs", None, None, None) not in places
+
+    # A hit inside a run's input, and one inside an item, each where Thread.items has it.
+    inputs = (await gql(SEARCH, q="jitter", kinds=["USER_GOAL"]))["search"]
+    assert [(h["runOrdinal"], h["index"], h["kind"]) for h in inputs] == [(1, -1, "USER_GOAL")]
+    assert "backoff and jitter" in inputs[0]["snippet"]
+    items = (await gql(SEARCH, q="jitter", kinds=["DECISION"]))["search"]
+    assert [(h["runOrdinal"], h["index"], h["kind"]) for h in items] == [(1, 0, "DECISION")]
+    around = await gql(
+        """query { thread(id: "retries") { items(runOrdinals: [1], kinds: [DECISION]) {
+        edges { node { index text } } } } }"""
+    )
+    [edge] = around["thread"]["items"]["edges"]
+    assert edge["node"]["index"] == 0 and "jitter" in edge["node"]["text"]
+
+    assert len((await gql(SEARCH, q="retry policy", first=2))["search"]) == 2
+    assert (await gql(SEARCH, q="nothing-like-this"))["search"] == []
+
+
+async def test_a_query_of_no_words_is_refused(clients: dict[str, GraphQLClient]) -> None:
+    refused = await clients["a"].error(SEARCH, q=" ()*: ")
+    assert refused["extensions"]["code"] == "INVALID_INPUT"
+    # Lucene's syntax in a query is only a separator.
+    await clients["a"](SEARCH, q='title:"x" AND (y OR z~) [a TO b] \\')
+
+
+async def test_no_hit_from_another_workspace(clients: dict[str, GraphQLClient]) -> None:
+    await seeded(clients["a"])
+    assert (await clients["b"](SEARCH, q="retry policy"))["search"] == []
+    await clients["b"]('mutation { createThread(id: "retries", title: "B retry") { id } }')
+    hits = (await clients["b"](SEARCH, q="retry policy"))["search"]
+    assert [(h["thread"]["title"], h["runOrdinal"]) for h in hits] == [("B retry", None)]
+
+
+async def test_the_migration_builds_the_index_for_data_written_before_it(
+    clean_store: Store, gql: GraphQLClient
+) -> None:
+    async with clean_store._driver.session() as session:
+        await session.run(queries.load("testing/drop_search_index"))  # type: ignore[arg-type]
+    try:
+        await gql('mutation { createThread(id: "old", title: "Written before the index") { id } }')
+        await run_once(gql, "old", "codex", "an old input about sharding")
+        await clean_store.migrate()
+    finally:
+        await clean_store.migrate()  # the index back for every later test, whatever happened
+    hits = (await gql(SEARCH, q="sharding index"))["search"]
+    assert {(h["thread"]["id"], h["index"]) for h in hits} == {("old", -1), ("old", None)}
