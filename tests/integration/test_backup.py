@@ -29,7 +29,7 @@ from tests.support.graphql import GraphQLClient, make_app_client, wipe
 from tests.support.managed import cli_env
 from tests.support.snapshots import FIXTURES, TIMEOUT_S, canonical_export, export, token_for
 
-SNAPSHOT = FIXTURES / "schema-7-demo.jsonl"
+SNAPSHOT = FIXTURES / "schema-8-demo.jsonl"
 THREADS = "{ threads(first: 50) { edges { node { runs(includeRolledBack: true) { ordinal } } } } }"
 
 
