@@ -510,4 +510,4 @@ async def test_the_first_stdio_call_answers_as_fast_as_later_ones(
             timings.append(time.perf_counter() - began)
     first, later = timings[0], statistics.median(timings[1:])
     print(f"first call {first * 1000:.0f} ms, later calls {later * 1000:.0f} ms (median)")
-    assert first <= max(4 * later, 1.0), (first, later)
+    assert first <= max(4 * later, 2.0), (first, later)
