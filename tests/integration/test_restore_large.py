@@ -36,7 +36,9 @@ from tests.support.graphql import GraphQLClient, connect_test_store, make_app_cl
 from tests.support.managed import CLI_TIMEOUT_S, borrowing_jars, cli_env
 from tests.support.snapshots import TIMEOUT_S, export, token_for
 
-pytestmark = pytest.mark.process  # starts a Neo4j of its own
+# It starts a Neo4j of its own and writes a snapshot four times what one transaction may
+# hold, twice: about 4.5 min on a box at load 8, past the suite's 300 s guard against hangs.
+pytestmark = [pytest.mark.process, pytest.mark.timeout(900)]
 
 LIMIT_MB = 10  # the least Neo4j takes
 THREADS = 600
