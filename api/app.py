@@ -40,6 +40,7 @@ from api.graphql.limits import BodyLimit
 from api.graphql.schema import build_schema
 from api.http import pages
 from api.http.hosts import HostGuard, Trusted
+from api.http.media import JSON, keeps_data, negotiated, status_of
 from api.http.metrics import Metrics
 from api.http.rate_limits import Rate, RateLimited, RateLimits
 from api.http.request_ids import RequestIds
@@ -143,12 +144,21 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope, receive)
+        services = self._running.get()
+        authorization = request.headers.get("authorization")
+        media = negotiated(request.headers.get("accept"))
+        # A caller without a valid token learns it from the status: 401 before anything
+        # is read, as on every endpoint (GraphiQL's page itself is open; its requests are not).
+        refused = None
+        if not self.should_render_graphql_ide(self.request_adapter_class(request)):
+            refused = refused_caller(services, authorization, "/graphql", media)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
         try:
             response = await self.run(request)
         except HTTPException as error:
-            response = refusal_response(
-                error, self._running.get(), request.headers.get("authorization")
-            )
+            response = refusal_response(error, services, authorization, media)
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
@@ -227,13 +237,35 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
             raise HTTPException(400, "The request body must be a JSON object with a `query`.")
         return parsed
 
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        """The response's headers and status before it is made: its media type chosen by
+        the request's `Accept` (api/http/media.py)."""
+        sub_response = await super().get_sub_response(request)
+        sub_response.media_type = negotiated(request.headers.get("accept"))
+        return sub_response
+
     async def process_result(
         self, request: Request, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
-        data: GraphQLHTTPResponse = {"data": result.data}
+        """The answer's body: `data` unless a request error under graphql-response+json."""
+        data: GraphQLHTTPResponse = {}
+        if keeps_data(negotiated(request.headers.get("accept")), result):
+            data["data"] = result.data
         if result.errors:
             data["errors"] = [with_code(error.formatted) for error in result.errors]
         return data
+
+    def create_response(
+        self,
+        response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse],
+        sub_response: Response,
+    ) -> Response:
+        """Strawberry's response, in the negotiated media type and with its status."""
+        media = sub_response.media_type or JSON
+        sub_response.status_code = sub_response.status_code or status_of(media, response_data)
+        response = super().create_response(response_data, sub_response)
+        response.headers["content-type"] = media
+        return response
 
 
 def create_app(
