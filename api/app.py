@@ -1,4 +1,5 @@
-"""The Starlette application: /graphql, /mcp, /lineage, /static, /healthz, /readyz, /metrics."""
+"""The Starlette application: / (the front door), /graphql, /mcp, /lineage, /docs, /static,
+/healthz, /readyz, /metrics."""
 
 from __future__ import annotations
 
@@ -387,8 +388,14 @@ def create_app(
             return JSONResponse({"status": "warming", "reason": reason}, status_code=503)
         return JSONResponse({"status": "ready"})
 
+    async def front_door(request: Request) -> Response:
+        return pages.front_door(request, settings)
+
     app = Starlette(
         routes=[
+            Route("/", front_door),
+            Route("/docs/", pages.docs),
+            Route("/docs/{name}", pages.docs),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),

@@ -41,6 +41,11 @@ class Settings(BaseSettings):
     neo4j_uri: str | None = Field(
         default=None, description="Bolt URI; unset = start the managed local Neo4j"
     )
+    neo4j_browser_url: str | None = Field(
+        default=None,
+        description="Neo4j Browser of a configured Neo4j, for the front door; the managed "
+        "Neo4j's is known",
+    )
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
     neo4j_database: str = "neo4j"
