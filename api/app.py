@@ -50,7 +50,7 @@ from api.http.websockets import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
 from api.live_tokens import LiveTokens
 from api.mcp import server as mcp
 from api.mcp.tools import Gateway
-from api.process import collector, orphans, telemetry
+from api.process import collector, logs, orphans, telemetry
 from api.process.telemetry import Telemetry
 from api.services import Services, SocketSlots
 from api.settings import Settings
@@ -281,7 +281,7 @@ def create_app(
     settings = settings or Settings()
     say = announce or (lambda _: None)
     providers = load_providers(settings)
-    audit = Audit(settings.audit_log)
+    audit = Audit(settings.audit_log, text=not logs.as_json(settings.log_format))
     tokens = LiveTokens(settings.tokens_file, audit)
     running = Running()
     metrics = Metrics()

@@ -119,7 +119,11 @@ async def test_demo_command_seeds_only_its_workspace_and_says_nothing_else(
     env = {**cli_env(neo4j_uri), "THREADLINE_PORT": str(idle)}
     result = await asyncio.to_thread(cli, tmp_path, "demo", "--workspace", "team-demo", **env)
     assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
+    # One line says it writes in-process, and where; nothing else.
+    assert result.stderr.splitlines() == [
+        "in-process (--workspace team-demo is written directly): seeding "
+        f"Neo4j at {neo4j_uri} (configured: THREADLINE_NEO4J_URI), workspace 'team-demo'"
+    ]
     printed = printed_threads(result.stdout)
     [root] = re.findall(r"http://127\.0\.0\.1:\d+/lineage\?thread=(thr_\w+)", result.stdout)
     assert root == printed["root"]
