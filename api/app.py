@@ -34,6 +34,7 @@ from api.auth import TokenBook, unauthenticated
 from api.commands import warm_up
 from api.commands.caller import Caller
 from api.commands.summarizer_client import ConfiguredSummarizer
+from api.graphql import loaders
 from api.graphql.context import Context, SocketState
 from api.graphql.errors import with_code
 from api.graphql.event_feed import EventFeeds
@@ -312,14 +313,18 @@ def create_app(
         active = store or connect_store(settings)
         say("migrating the schema")
         await active.migrate()
-        active.rehearsal = warm_up.rehearsal(
-            Caller(
-                warm_up.WORKSPACE,
-                providers,
-                settings.staleness_policy(),
-                settings.summary_policy(),
-                context=settings.context_policy(),
-            )
+        rehearsing = Caller(
+            warm_up.WORKSPACE,
+            providers,
+            settings.staleness_policy(),
+            settings.summary_policy(),
+            context=settings.context_policy(),
+        )
+        active.rehearsal = warm_up.rehearsal(rehearsing)
+        if settings.warm_up_family:
+            active.family = warm_up.family(rehearsing)
+        active.reading_rehearsal = lambda: loaders.rehearse_reads(
+            active, warm_up.WORKSPACE, warm_up.HOT_AFTER
         )
         say("warming up: planning every statement on Neo4j once")
         active.start_warm_up()

@@ -119,6 +119,11 @@ class Settings(BaseSettings):
     max_connections_per_token: int = 20
     subscription_poll_s: float = Field(default=0.5, description="one Neo4j poll per interval")
     db_timeout_s: float = 5.0
+    warm_up_family: bool = Field(
+        default=True,
+        description="keep a small family in a hidden workspace, so Neo4j plans on a graph "
+        "that is not empty (api/commands/warm_up.py)",
+    )
     # Who writes handoff summaries (README "Summary sources"): the default source, and the
     # OpenAI-compatible chat-completions endpoint CONFIGURED calls.
     default_summary_source: SummarySource = SummarySource.LOCAL

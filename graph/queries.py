@@ -63,7 +63,9 @@ def schema_statements() -> list[str]:
 
 
 # Folders of statements the service itself never runs on a request's path.
-NOT_SERVED = frozenset({"analysis", "backup", "export", "migration", "schema", "testing"})
+NOT_SERVED = frozenset(
+    {"analysis", "backup", "export", "maintenance", "migration", "schema", "testing"}
+)
 
 
 def is_served(name: str) -> bool:
