@@ -137,7 +137,9 @@ async def in_process(settings: Settings, workspace: str) -> AsyncIterator[Thread
         )
         from api.app import create_app  # the web stack loads only for this command
 
-        app = create_app(settings.model_copy(update={"tokens_file": tokens}))
+        # A console's app for one command: no warm-up family (api/commands/warm_up.py).
+        changed = {"tokens_file": tokens, "warm_up_family": False}
+        app = create_app(settings.model_copy(update=changed))
         async with (
             app.router.lifespan_context(app),
             httpx.AsyncClient(

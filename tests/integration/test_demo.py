@@ -36,10 +36,12 @@ async def invoke(neo4j_uri: str, *args: str, **env: str) -> Result:
 
 
 def one_line(result: Result) -> str:
-    """What a failed command said: exactly one line, no traceback."""
+    """What a failed command said: exactly one line, no traceback (besides the line that
+    says it runs in-process, and where)."""
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
-    (line,) = result.output.strip().splitlines()
+    lines = result.output.strip().splitlines()
+    (line,) = [each for each in lines if not each.startswith("in-process (")]
     return line
 
 

@@ -102,10 +102,14 @@ def test_import_says_in_one_line_that_it_writes_in_process_and_where(
 ) -> None:
     (idle,) = free_ports(1)
     env = {**cli_env(neo4j_uri), "THREADLINE_PORT": str(idle)}
-    done = cli(tmp_path, "import", str(SESSION), "--thread-id", "quiet", **env)
+    done = cli(
+        tmp_path, "import", str(SESSION), "--format", "claude-code", "--thread-id", "quiet", **env
+    )
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == [
+    said = (
         f"in-process (no service answers at http://127.0.0.1:{idle}): importing into "
         f"Neo4j at {neo4j_uri} (configured: THREADLINE_NEO4J_URI), workspace 'default'"
-    ]
+    )
+    assert done.stderr.splitlines()[:1] == [said], done.stderr
+    assert done.stderr.count("in-process") == 1, done.stderr
     assert "thread quiet:" in done.stdout
