@@ -424,7 +424,7 @@ class Store:
             if self.rehearsal is not None and not self._warmed_once:
                 await self._rolled_back(self.rehearsal)
             if self.reading_rehearsal is not None and not self._warmed_once:
-                await self.reading_rehearsal()
+                await self._rehearse_reads(self.reading_rehearsal)
         except (DriverError, OSError) as error:
             left = len(self._to_prepare())
             # Once per change, not once a second while Neo4j stays down.
@@ -449,6 +449,14 @@ class Store:
                 await tx.close()
             if written:
                 await (await session.run(queries.load("maintenance/clear_query_caches"))).consume()
+
+    async def _rehearse_reads(self, reads: Callable[[], Awaitable[None]]) -> None:
+        """The answers' reads (`reading_rehearsal`): a failure stops them, not the warm-up,
+        as with the rehearsal (a connection lost is the pass's to retry)."""
+        try:
+            await reads()
+        except (Neo4jError, ThreadlineError) as error:
+            log.warning("warm-up reads stopped: %s", error)
 
     async def _rolled_back(self, work: Callable[[Tx], Awaitable[None]]) -> None:
         """`work` in a write transaction that is always rolled back. Neo4j keys a cached plan
