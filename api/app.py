@@ -1,4 +1,5 @@
-"""The Starlette application: /graphql, /mcp, /lineage, /static, /healthz, /readyz, /metrics."""
+"""The Starlette application: / (the front door), /graphql, /mcp, /lineage, /docs, /static,
+/healthz, /readyz, /metrics."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from api.closed import ClosedWorkspaces
 from api.commands import warm_up
 from api.commands.caller import Caller
 from api.commands.summarizer_client import ConfiguredSummarizer
+from api.graphql import loaders
 from api.graphql.context import Context, SocketState
 from api.graphql.errors import with_code
 from api.graphql.event_feed import EventFeeds
@@ -41,6 +43,7 @@ from api.graphql.limits import BodyLimit
 from api.graphql.schema import build_schema
 from api.http import pages
 from api.http.hosts import HostGuard, Trusted
+from api.http.media import JSON, keeps_data, negotiated, status_of
 from api.http.metrics import Metrics
 from api.http.rate_limits import Rate, RateLimited, RateLimits
 from api.http.request_ids import RequestIds
@@ -49,7 +52,7 @@ from api.http.websockets import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
 from api.live_tokens import LiveTokens
 from api.mcp import server as mcp
 from api.mcp.tools import Gateway
-from api.process import collector, orphans, telemetry
+from api.process import collector, logs, orphans, telemetry
 from api.process.telemetry import Telemetry
 from api.services import Services, SocketSlots
 from api.settings import Settings
@@ -144,12 +147,21 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
             await super().__call__(scope, receive, send)
             return
         request = Request(scope, receive)
+        services = self._running.get()
+        authorization = request.headers.get("authorization")
+        media = negotiated(request.headers.get("accept"))
+        # A caller without a valid token learns it from the status: 401 before anything
+        # is read, as on every endpoint (GraphiQL's page itself is open; its requests are not).
+        refused = None
+        if not self.should_render_graphql_ide(self.request_adapter_class(request)):
+            refused = refused_caller(services, authorization, "/graphql", media)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
         try:
             response = await self.run(request)
         except HTTPException as error:
-            response = refusal_response(
-                error, self._running.get(), request.headers.get("authorization")
-            )
+            response = refusal_response(error, services, authorization, media)
         await response(scope, receive, send)
 
     async def render_graphql_ide(self, request: Request) -> Response:
@@ -228,13 +240,35 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
             raise HTTPException(400, "The request body must be a JSON object with a `query`.")
         return parsed
 
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        """The response's headers and status before it is made: its media type chosen by
+        the request's `Accept` (api/http/media.py)."""
+        sub_response = await super().get_sub_response(request)
+        sub_response.media_type = negotiated(request.headers.get("accept"))
+        return sub_response
+
     async def process_result(
         self, request: Request, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
-        data: GraphQLHTTPResponse = {"data": result.data}
+        """The answer's body: `data` unless a request error under graphql-response+json."""
+        data: GraphQLHTTPResponse = {}
+        if keeps_data(negotiated(request.headers.get("accept")), result):
+            data["data"] = result.data
         if result.errors:
             data["errors"] = [with_code(error.formatted) for error in result.errors]
         return data
+
+    def create_response(
+        self,
+        response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse],
+        sub_response: Response,
+    ) -> Response:
+        """Strawberry's response, in the negotiated media type and with its status."""
+        media = sub_response.media_type or JSON
+        sub_response.status_code = sub_response.status_code or status_of(media, response_data)
+        response = super().create_response(response_data, sub_response)
+        response.headers["content-type"] = media
+        return response
 
 
 def create_app(
@@ -249,7 +283,7 @@ def create_app(
     settings = settings or Settings()
     say = announce or (lambda _: None)
     providers = load_providers(settings)
-    audit = Audit(settings.audit_log)
+    audit = Audit(settings.audit_log, text=not logs.as_json(settings.log_format))
     tokens = LiveTokens(settings.tokens_file, audit)
     running = Running()
     metrics = Metrics()
@@ -280,14 +314,18 @@ def create_app(
         active = store or connect_store(settings)
         say("migrating the schema")
         await active.migrate()
-        active.rehearsal = warm_up.rehearsal(
-            Caller(
-                warm_up.WORKSPACE,
-                providers,
-                settings.staleness_policy(),
-                settings.summary_policy(),
-                context=settings.context_policy(),
-            )
+        rehearsing = Caller(
+            warm_up.WORKSPACE,
+            providers,
+            settings.staleness_policy(),
+            settings.summary_policy(),
+            context=settings.context_policy(),
+        )
+        active.rehearsal = warm_up.rehearsal(rehearsing)
+        if settings.warm_up_family:
+            active.family = warm_up.family(rehearsing)
+        active.reading_rehearsal = lambda: loaders.rehearse_reads(
+            active, warm_up.WORKSPACE, warm_up.HOT_AFTER
         )
         say("warming up: planning every statement on Neo4j once")
         active.start_warm_up()
@@ -357,8 +395,14 @@ def create_app(
             return JSONResponse({"status": "warming", "reason": reason}, status_code=503)
         return JSONResponse({"status": "ready"})
 
+    async def front_door(request: Request) -> Response:
+        return pages.front_door(request, settings)
+
     app = Starlette(
         routes=[
+            Route("/", front_door),
+            Route("/docs/", pages.docs),
+            Route("/docs/{name}", pages.docs),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),

@@ -4,7 +4,11 @@ Each line has `time` (UTC, ISO 8601), `event`, `token` (its name, never the toke
 `workspace` when known, `reason`, `path` (the endpoint, or the console command) and
 `operation` (the GraphQL operation's name, when it has one). The lines go to
 THREADLINE_AUDIT_LOG (appended; several processes may share it, each line is one write),
-else to stderr through the logger `threadline.audit`.
+else to stderr through the logger `threadline.audit`: JSON there too, unless the service's
+log lines are text (a terminal, or THREADLINE_LOG_FORMAT=text: api/process/logs.py), when
+they are text lines with the same fields (`text_line`). A console command (`new-token`,
+`revoke-token`) prints only its own answer: without THREADLINE_AUDIT_LOG its lines are
+appended to `audit.log` in THREADLINE_HOME (`console_log`).
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ TOKENS_RELOAD_FAILED = "tokens_reload_failed"
 class Audit:
     """Writes audit lines to its handler while it is open (`opened`)."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, text: bool = False) -> None:
         self.path = path
+        self.text = text and path is None  # a file always gets JSON lines
         self._log = logging.getLogger(LOGGER)
         # Told each event as it is written: /metrics counts them (api/http/metrics.py).
         self.observer: Callable[[str], None] = lambda _event: None
@@ -63,7 +68,10 @@ class Audit:
             "path": path,
             "operation": operation,
         }
-        self._log.info(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
+        if self.text:
+            self._log.info(text_line(line))
+        else:
+            self._log.info(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
         self.observer(event)
 
     def refusal(self, refusal: Refusal, path: str, operation: str | None = None) -> None:
@@ -101,3 +109,23 @@ class Audit:
             self._log.handlers, self._log.propagate, level = saved
             self._log.setLevel(level)
             handler.close()
+
+
+def text_line(line: dict[str, str | None]) -> str:
+    """An audit line for a person: `time audit EVENT reason [path, operation, token,
+    workspace]`, each field there only when known."""
+    known = [
+        f"{field} {line[field]}"
+        for field in ("path", "operation", "token", "workspace")
+        if line.get(field) is not None
+    ]
+    return f"{line['time']} audit {line['event']}: {line['reason']} [{', '.join(known)}]"
+
+
+def console_log(audit_log: Path | None, home: Path) -> Path:
+    """Where a console command's audit lines go: THREADLINE_AUDIT_LOG, else
+    `audit.log` in THREADLINE_HOME (created with its folder)."""
+    if audit_log is not None:
+        return audit_log
+    home.mkdir(parents=True, exist_ok=True)
+    return home / "audit.log"

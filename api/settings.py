@@ -41,6 +41,11 @@ class Settings(BaseSettings):
     neo4j_uri: str | None = Field(
         default=None, description="Bolt URI; unset = start the managed local Neo4j"
     )
+    neo4j_browser_url: str | None = Field(
+        default=None,
+        description="Neo4j Browser of a configured Neo4j, for the front door; the managed "
+        "Neo4j's is known",
+    )
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
     neo4j_database: str = "neo4j"
@@ -114,6 +119,11 @@ class Settings(BaseSettings):
     max_connections_per_token: int = 20
     subscription_poll_s: float = Field(default=0.5, description="one Neo4j poll per interval")
     db_timeout_s: float = 5.0
+    warm_up_family: bool = Field(
+        default=True,
+        description="keep a small family in a hidden workspace, so Neo4j plans on a graph "
+        "that is not empty (api/commands/warm_up.py)",
+    )
     # Who writes handoff summaries (README "Summary sources"): the default source, and the
     # OpenAI-compatible chat-completions endpoint CONFIGURED calls.
     default_summary_source: SummarySource = SummarySource.LOCAL

@@ -64,7 +64,7 @@ def schema_statements() -> list[str]:
 
 # Folders of statements the service itself never runs on a request's path.
 NOT_SERVED = frozenset(
-    {"analysis", "backup", "export", "migration", "restore", "schema", "testing"}
+    {"analysis", "backup", "export", "maintenance", "migration", "restore", "schema", "testing"}
 )
 
 

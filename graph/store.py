@@ -231,6 +231,10 @@ class Store:
         self.round_trips = 0
         # Commands rehearsed at warm-up, rolled back (api/commands/warm_up.py).
         self.rehearsal: Callable[[Tx], Awaitable[None]] | None = None
+        # Reads a request's answer makes, rehearsed after it (outside its transaction).
+        self.reading_rehearsal: Callable[[], Awaitable[None]] | None = None
+        # Written (committed) once, before anything is planned: api/commands/warm_up.py.
+        self.family: Callable[[Tx], Awaitable[bool]] | None = None
         self._warmed_once = False
         # A span per statement while set (api/process/telemetry.py); None costs nothing.
         self.tracer: Tracer | None = None
@@ -415,6 +419,9 @@ class Store:
                     await self._plan_once(each, params, WARM_UP_STATEMENT_S)
 
         try:
+            if self.family is not None and not self._warmed_once:
+                await self._write_family(self.family)
+                self.family = None  # written (or found): not again in this process
             pending = self._to_prepare()
             outcomes = await asyncio.gather(*map(prepare, pending), return_exceptions=True)
             failed = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
@@ -424,6 +431,8 @@ class Store:
             # requests are flowing, and the shapes they ran are planned above.
             if self.rehearsal is not None and not self._warmed_once:
                 await self._rolled_back(self.rehearsal)
+            if self.reading_rehearsal is not None and not self._warmed_once:
+                await self._rehearse_reads(self.reading_rehearsal)
         except (DriverError, OSError) as error:
             left = len(self._to_prepare())
             # Once per change, not once a second while Neo4j stays down.
@@ -432,6 +441,30 @@ class Store:
             log.log(level, "warm-up pass stopped with %d statements to plan: %r", left, error)
             return False
         return True
+
+    async def _write_family(self, work: Callable[[Tx], Awaitable[bool]]) -> None:
+        """The warm-up family, committed when `work` writes it; then the plans made on the
+        empty graph meanwhile are dropped (api/commands/warm_up.py says why)."""
+        async with asyncio.timeout(REHEARSAL_S), self._session() as session:
+            tx = await session.begin_transaction(timeout=REHEARSAL_S)
+            try:
+                written = await work(Tx(tx, self))
+                await tx.commit()
+            except (Neo4jError, ThreadlineError) as error:
+                log.warning("warm-up family not written: %s", error)
+                return
+            finally:
+                await tx.close()
+            if written:
+                await (await session.run(queries.load("maintenance/clear_query_caches"))).consume()
+
+    async def _rehearse_reads(self, reads: Callable[[], Awaitable[None]]) -> None:
+        """The answers' reads (`reading_rehearsal`): a failure stops them, not the warm-up,
+        as with the rehearsal (a connection lost is the pass's to retry)."""
+        try:
+            await reads()
+        except (Neo4jError, ThreadlineError) as error:
+            log.warning("warm-up reads stopped: %s", error)
 
     async def _rolled_back(self, work: Callable[[Tx], Awaitable[None]]) -> None:
         """`work` in a write transaction that is always rolled back. Neo4j keys a cached plan

@@ -33,11 +33,15 @@ from threadline_client import (
     SourcePointInput,
     ThreadlineClient,
 )
-from threadline_client.exceptions import GraphQLClientError, GraphQLClientGraphQLMultiError
+from threadline_client.exceptions import (
+    GraphQLClientError,
+    GraphQLClientGraphQLMultiError,
+    GraphQLClientHttpError,
+)
 from threadline_client.fragments import Started
 
 from api.cli import demo_runs as spec
-from api.cli.demo_client import RETRY_S, retried
+from api.cli.demo_client import RETRY_S, coded_body, retried
 from api.cli.demo_runs import RunSpec
 
 ROOT_TITLE = "Checkout: stop double charges on payment retries"
@@ -89,6 +93,8 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, GraphQLClientGraphQLMultiError):
         first = error.errors[0]
         return f"{(first.extensions or {}).get('code', 'ERROR')}: {first.message}"
+    if isinstance(error, GraphQLClientHttpError):  # a 401 (or 4xx) still carries its code
+        return coded_body(error.response) or str(error)
     if isinstance(error, httpx.TransportError):
         return f"the service stopped answering ({error or type(error).__name__})"
     return str(error)

@@ -20,7 +20,11 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_e
 from threadline_client import ThreadlineClient
 from threadline_client.async_base_client import HttpClient
 from threadline_client.connect import service_base
-from threadline_client.exceptions import GraphQLClientError, GraphQLClientGraphQLMultiError
+from threadline_client.exceptions import (
+    GraphQLClientError,
+    GraphQLClientGraphQLMultiError,
+    GraphQLClientHttpError,
+)
 
 from api.settings import Settings
 from graph.errors import outcome_weight
@@ -90,11 +94,24 @@ async def coded_errors(client: ThreadlineClient) -> AsyncIterator[ThreadlineClie
         first = error.errors[0]
         code = (first.extensions or {}).get("code", "ERROR")
         raise DemoError(f"{code}: {first.message}") from error
+    except GraphQLClientHttpError as error:  # a 401 (or 4xx) still carries its coded error
+        raise DemoError(coded_body(error.response) or str(error)) from error
     except GraphQLClientError as error:
         raise DemoError(str(error)) from error
     except httpx.HTTPError as error:
         what = str(error) or type(error).__name__
         raise DemoError(f"the service stopped answering ({what})") from error
+
+
+def coded_body(response: object) -> str | None:
+    """The first error of a refusal's body as `CODE: message`, if it has one."""
+    if not isinstance(response, httpx.Response):
+        return None
+    try:
+        first = response.json()["errors"][0]
+        return f"{first['extensions']['code']}: {first['message']}"
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
 
 
 @asynccontextmanager
@@ -120,7 +137,9 @@ async def in_process(settings: Settings, workspace: str) -> AsyncIterator[Thread
         )
         from api.app import create_app  # the web stack loads only for this command
 
-        app = create_app(settings.model_copy(update={"tokens_file": tokens}))
+        # A console's app for one command: no warm-up family (api/commands/warm_up.py).
+        changed = {"tokens_file": tokens, "warm_up_family": False}
+        app = create_app(settings.model_copy(update=changed))
         async with (
             app.router.lifespan_context(app),
             httpx.AsyncClient(

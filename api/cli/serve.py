@@ -89,19 +89,31 @@ def serve(
             access_log=settings.access_log,
             log_config=log_config,
         )
-        return
-    typer.echo(f"starting {settings.workers} API processes (each migrates and warms up)")
-    # Each worker process builds its own app from the same THREADLINE_* environment; the
-    # host and port only matter to the socket this process binds and hands to them.
-    uvicorn.run(
-        "api.app:create_app",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        timeout_keep_alive=settings.keep_alive_s,
-        access_log=settings.access_log,
-        log_config=log_config,
+    else:
+        typer.echo(f"starting {settings.workers} API processes (each migrates and warms up)")
+        # Each worker process builds its own app from the same THREADLINE_* environment; the
+        # host and port only matter to the socket this process binds and hands to them.
+        uvicorn.run(
+            "api.app:create_app",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            timeout_keep_alive=settings.keep_alive_s,
+            access_log=settings.access_log,
+            log_config=log_config,
+        )
+    typer.echo(stopped_line(settings))
+
+
+def stopped_line(settings: Settings) -> str:
+    """What `serve` says when it stops (Ctrl-C, SIGTERM): what became of the Neo4j."""
+    if settings.neo4j_uri:
+        return f"stopped; Neo4j at {settings.neo4j_uri} is not Threadline's: left as it was"
+    local = settings.local_neo4j()
+    return (
+        f"stopped; the managed Neo4j keeps running at {local.uri} (data in {local.home}): "
+        "stop it with `threadline neo4j stop`"
     )
 
 

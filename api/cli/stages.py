@@ -1,5 +1,6 @@
 """What `threadline serve` says while it starts: one line per stage as it happens, and
-"ready at URL" only once /readyz answers 200, as a readiness probe would see it.
+"ready at URL" only once /readyz answers 200, as a readiness probe would see it, followed
+by every address the front door at `/` lists (api/front.py), one per line.
 
 uvicorn's own start-up lines ("Application startup complete", "Uvicorn running on ...")
 come before the warm-up ends, when /readyz still answers 503, so they are not shown;
@@ -15,6 +16,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 
+from api import front
 from api.settings import Settings
 
 POLL_S = 0.25
@@ -44,7 +46,8 @@ def announce_when_ready(settings: Settings, say: Say) -> threading.Thread:
         while True:
             status, reason = readiness(f"{base}/readyz")
             if status == "ready":
-                say(f"ready at {base}/graphql")
+                for line in front.ready_lines(settings, base):
+                    say(line)
                 return
             if status == "unavailable" and reason != said:
                 say(f"waiting for Neo4j: {reason}")

@@ -86,4 +86,19 @@ def service_to_use(settings: Settings, url: str | None, workspace: str, doing: s
     if workspace == OPEN_WORKSPACE and readiness(f"{running}/readyz")[0]:
         typer.echo(f"{doing} the service at {running}")
         return running
+    say(in_process_line(settings, running, workspace, doing))
     return None
+
+
+def in_process_line(settings: Settings, running: str, workspace: str, doing: str) -> str:
+    """The one line a command says when it writes in-process: why, and where to."""
+    from api.auth import OPEN_WORKSPACE
+    from api.front import neo4j_in_use
+
+    why = (
+        f"no service answers at {running}"
+        if workspace == OPEN_WORKSPACE
+        else f"--workspace {workspace} is written directly"
+    )
+    where = neo4j_in_use(settings).line()
+    return f"in-process ({why}): {doing} {where}, workspace {workspace!r}"

@@ -168,7 +168,8 @@ def _replace(path: Path, text: str) -> None:
 
 
 def _audit(event: str, reason: str, name: str, workspace: str | None, command: str) -> None:
-    with Audit(checked_settings().audit_log).opened() as log:
+    found = checked_settings()
+    with Audit(audit.console_log(found.audit_log, found.home)).opened() as log:
         log.record(event, reason, token=name, workspace=workspace, operation=command)
 
 

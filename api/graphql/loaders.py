@@ -7,6 +7,7 @@ of that instant, and coverage is computed over the thread rebuilt from its histo
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import cached_property
@@ -250,3 +251,24 @@ class Loaders:
 
 def _checkpoint_at(versioned: Versioned[CheckpointNode], instant: Instant) -> CheckpointNode | None:
     return as_of.checkpoint_at(versioned.node, instant)
+
+
+# As long as a real id: Neo4j plans a statement per shape of its parameters, a string's
+# by the bucket of its length (api/commands/warm_up.py).
+UNKNOWN_ID = "thr_" + "0" * 22
+
+
+async def rehearse_reads(store: Store, workspace: str, times: int) -> None:
+    """Every loader keyed by an id loads one id nobody holds, `times` over: at warm-up,
+    so that their statements are planned (and compiled) with the shapes a request's
+    answer reads them with, a list of one id, and not on a first request's time. Reads
+    only: nothing is written."""
+    keyed_by_id = [
+        name
+        for name, value in vars(Loaders).items()
+        if isinstance(value, cached_property)
+        and str(value.func.__annotations__.get("return", "")).startswith("DataLoader[str,")
+    ]
+    for _ in range(times):
+        loaders = Loaders(store, workspace)
+        await asyncio.gather(*(getattr(loaders, name).load(UNKNOWN_ID) for name in keyed_by_id))

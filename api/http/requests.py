@@ -18,6 +18,7 @@ from strawberry.types.graphql import OperationType
 
 from api.auth import Refusal
 from api.graphql.errors import with_code
+from api.http.media import JSON
 from graph.errors import ErrorCode, invalid
 
 if TYPE_CHECKING:
@@ -57,31 +58,33 @@ def _depth(value: object) -> int:
 
 
 def refusal_response(
-    error: HTTPException, services: Services, authorization: str | None
+    error: HTTPException, services: Services, authorization: str | None, media: str = JSON
 ) -> JSONResponse:
-    """A coded GraphQL error body; an unauthenticated caller learns only that."""
-    unauthenticated = refused_caller(services, authorization, "/graphql")
+    """A coded GraphQL error body in `media`; an unauthenticated caller learns only that."""
+    unauthenticated = refused_caller(services, authorization, "/graphql", media)
     if unauthenticated is not None:
         return unauthenticated
     status = STATUS_BY_REASON.get(error.reason, error.status_code)
-    return coded(status, ErrorCode.INVALID_INPUT, error.reason)
+    return coded(status, ErrorCode.INVALID_INPUT, error.reason, media)
 
 
-def refused_caller(services: Services, authorization: str | None, path: str) -> JSONResponse | None:
+def refused_caller(
+    services: Services, authorization: str | None, path: str, media: str = JSON
+) -> JSONResponse | None:
     """401 with a coded body (and an audit line) when a tokens file is set and no valid
     token was sent."""
     try:
         services.tokens.authenticate(authorization)
     except Refusal as refused:
         services.audit.refusal(refused, path)
-        return coded(401, ErrorCode.UNAUTHENTICATED, refused.message)
+        return coded(401, ErrorCode.UNAUTHENTICATED, refused.message, media)
     return None
 
 
-def coded(status: int, code: ErrorCode, message: str) -> JSONResponse:
+def coded(status: int, code: ErrorCode, message: str, media: str = JSON) -> JSONResponse:
     """A refusal before execution: `status`, and a GraphQL-shaped body with its code."""
     error = with_code({"message": message, "extensions": {"code": code.value}})
-    return JSONResponse({"errors": [error]}, status_code=status)
+    return JSONResponse({"errors": [error]}, status_code=status, media_type=media)
 
 
 def refuse_subscription_over_http(execution: ExecutionContext) -> None:

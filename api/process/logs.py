@@ -66,10 +66,14 @@ def json_formatter() -> logging.Formatter:
 def logging_config(fmt: LogFormat, level: str = "INFO") -> dict[str, Any]:
     """The `logging.config.dictConfig` of `threadline serve` (uvicorn's `log_config`):
     uvicorn's own lines and ours, in one format."""
-    as_json = fmt is LogFormat.json or (fmt is LogFormat.auto and not sys.stderr.isatty())
-    config = _json_config(level) if as_json else _text_config(level)
+    config = _json_config(level) if as_json(fmt) else _text_config(level)
     config["loggers"].update({name: {"level": quiet} for name, quiet in QUIET.items()})
     return config
+
+
+def as_json(fmt: LogFormat) -> bool:
+    """Whether lines to stderr are JSON: asked for, or `auto` and stderr is no terminal."""
+    return fmt is LogFormat.json or (fmt is LogFormat.auto and not sys.stderr.isatty())
 
 
 def _json_config(level: str) -> dict[str, Any]:

@@ -130,9 +130,14 @@ async def text(page: Page, selector: str) -> str:
     return await page.text_content(selector) or ""
 
 
+# Chromium's own console line for a request answered 401: how a tab without a valid token
+# learns it must sign in (the page then asks for one), not an error of the page.
+SIGN_IN = "the server responded with a status of 401"
+
+
 def stays_home(tab: Tab, base: str) -> None:
     assert tab.hosts() == {host_of(base)}, tab.urls
-    assert tab.errors == []
+    assert [error for error in tab.errors if SIGN_IN not in error] == []
 
 
 async def test_the_drawn_family_is_the_lineage_query(tab: Tab, demo: Demo) -> None:

@@ -36,10 +36,12 @@ async def invoke(neo4j_uri: str, *args: str, **env: str) -> Result:
 
 
 def one_line(result: Result) -> str:
-    """What a failed command said: exactly one line, no traceback."""
+    """What a failed command said: exactly one line, no traceback (besides the line that
+    says it runs in-process, and where)."""
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
-    (line,) = result.output.strip().splitlines()
+    lines = result.output.strip().splitlines()
+    (line,) = [each for each in lines if not each.startswith("in-process (")]
     return line
 
 
@@ -119,7 +121,11 @@ async def test_demo_command_seeds_only_its_workspace_and_says_nothing_else(
     env = {**cli_env(neo4j_uri), "THREADLINE_PORT": str(idle)}
     result = await asyncio.to_thread(cli, tmp_path, "demo", "--workspace", "team-demo", **env)
     assert result.returncode == 0, result.stderr
-    assert result.stderr == ""
+    # One line says it writes in-process, and where; nothing else.
+    assert result.stderr.splitlines() == [
+        "in-process (--workspace team-demo is written directly): seeding "
+        f"Neo4j at {neo4j_uri} (configured: THREADLINE_NEO4J_URI), workspace 'team-demo'"
+    ]
     printed = printed_threads(result.stdout)
     [root] = re.findall(r"http://127\.0\.0\.1:\d+/lineage\?thread=(thr_\w+)", result.stdout)
     assert root == printed["root"]

@@ -74,6 +74,6 @@ def said_in_order(
     said = [
         lines.until(lambda line, s=stage: line.startswith(s), timeout_s) for stage in first + STAGES
     ]
-    assert said[-1] == f"ready at http://127.0.0.1:{port}/graphql"
+    assert said[-1] == f"ready at http://127.0.0.1:{port}/"
     assert httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200
     return said

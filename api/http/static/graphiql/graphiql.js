@@ -48,12 +48,20 @@ const unauthenticated = (result) =>
 const typedAuthorization = (options) =>
   Object.keys(options?.headers ?? {}).some((name) => name.toLowerCase() === "authorization");
 
+// Set when the dialog was closed without a token: GraphiQL's own second try at the schema
+// (it asks again, another way, when an answer holds no `data`) is not asked over; a
+// query the user runs is.
+let declined = false;
+const introspection = (params) => params?.operationName === "IntrospectionQuery";
+
 async function fetcher(params, options) {
   for (;;) {
     const bearer = token.get();
     const result = await fetcherFor(bearer)(params, options);
     if (!unauthenticated(result) || typedAuthorization(options)) return result;
+    if (declined && introspection(params)) return result;
     const given = await askForToken(bearer != null);
+    declined = given === null;
     if (given === null) return result;
     token.set(given);
   }
