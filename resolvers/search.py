@@ -34,10 +34,15 @@ def words(query: str) -> list[str]:
     return found
 
 
-def lucene(workspace: str, searched: Sequence[str], kinds: Sequence[RunItemKind] | None) -> str:
+def lucene(
+    workspace: str, searched: Sequence[str], kinds: Sequence[RunItemKind] | None
+) -> str | None:
     """The index query: the workspace (a phrase, analyzed as the indexed name was; boost 0,
     so it does not rank), and the words in titles, inputs and item texts; with `kinds`,
-    only inputs (when USER_GOAL is among them) and items of those kinds."""
+    only inputs (when USER_GOAL is among them) and items of those kinds. None when no hit
+    can match (`kinds` empty): the search answers nothing without asking the index."""
+    if kinds is not None and not kinds:
+        return None
     terms = " ".join(searched)
     where = f'+workspace:"{workspace}"^0'
     if kinds is None:

@@ -67,6 +67,8 @@ class Query:
         searched = searching.words(query)
         workspace = info.context.workspace
         lucene = searching.lucene(workspace, searched, kinds)
+        if lucene is None:
+            return []
 
         async def work(tx: Tx) -> list[models.SearchText]:
             return await repo.search(tx, workspace, lucene, kinds, size, searching.candidates(size))

@@ -100,6 +100,7 @@ async def test_hits_are_ranked_with_their_place_and_a_snippet(
 
     assert len((await gql(SEARCH, q="retry policy", first=2))["search"]) == 2
     assert (await gql(SEARCH, q="nothing-like-this"))["search"] == []
+    assert (await gql(SEARCH, q="jitter", kinds=[], first=None))["search"] == []  # no kinds
 
 
 async def test_a_query_of_no_words_is_refused(clients: dict[str, GraphQLClient]) -> None:

@@ -50,3 +50,7 @@ def test_a_snippet_holds_the_first_match_and_says_where_it_was_cut() -> None:
     assert start.startswith("policy") and start.endswith("…")
     nowhere = snippet("y " * 100, ["policy"], chars=40)
     assert nowhere.startswith("y") and nowhere.endswith("…")
+
+
+def test_no_kinds_asks_the_index_nothing() -> None:
+    assert lucene("ws", ["retry"], []) is None
