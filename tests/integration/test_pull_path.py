@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from api.settings import Settings
 from graph.store import Store
-from tests.support.graphql import GraphQLClient, make_app_client
+from tests.support.graphql import GraphQLClient, with_claude_cap
 from tests.support.steps import ATTACH, new_thread, run_once, start
 
 ITEMS = """query($t: ID!, $first: Int, $after: String, $kinds: [RunItemKind!], $runs: [Int!]) {
@@ -151,10 +150,8 @@ START = """mutation($t: ID!) { startRun(threadId: $t, provider: "claude", input:
 
 @pytest.fixture
 async def small(clean_store: Store, tmp_path: Path) -> AsyncIterator[GraphQLClient]:
-    providers = tmp_path / "providers.toml"
-    providers.write_text(f"[providers.claude]\nmax_handoff_tokens = {CAP}\n")
-    async with make_app_client(clean_store, Settings(providers_file=providers)) as http:
-        yield GraphQLClient(http)
+    async with with_claude_cap(clean_store, tmp_path, CAP) as client:
+        yield client
 
 
 async def test_every_omitted_entry_is_an_item_of_the_pull_path(small: GraphQLClient) -> None:

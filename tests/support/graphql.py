@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -88,3 +89,13 @@ async def make_app_client(
         httpx.AsyncClient(transport=transport, base_url="http://localhost") as client,
     ):
         yield client
+
+
+@asynccontextmanager
+async def with_claude_cap(store: Store, folder: Path, cap: int) -> AsyncIterator[GraphQLClient]:
+    """The app in-process with claude's cap on one handoff at `cap` tokens (a providers
+    file written in `folder`): a handoff that must leave things out."""
+    providers = folder / "providers.toml"
+    providers.write_text(f"[providers.claude]\nmax_handoff_tokens = {cap}\n")
+    async with make_app_client(store, Settings(providers_file=providers)) as http:
+        yield GraphQLClient(http)
