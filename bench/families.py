@@ -36,6 +36,7 @@ from bench.records import (
     ThreadRecord,
     TransferRecord,
 )
+from graph import models
 from graph.models import RunDigest
 from graph.ranges import Ranges
 from resolvers.handoffs import digests, tokenizer
@@ -43,8 +44,6 @@ from resolvers.handoffs.budget import ContextPolicy, context_budget
 from resolvers.handoffs.planning import runs_named
 from resolvers.handoffs.quality import assess
 from resolvers.providers import registry_from_toml
-from resolvers.start import staleness
-from resolvers.start import transfers as start_transfers
 from resolvers.start.staleness import StalenessPolicy
 
 PROVIDERS = ("codex", "claude")
@@ -58,8 +57,8 @@ REGISTRY = registry_from_toml(None)
 NATIVE_FORK_AT_TURN = {
     name for name in PROVIDERS if REGISTRY.get(name).supports_native_fork_at_turn
 }
-REUSABLE = frozenset(status.value for status in staleness.REUSABLE)
-WEAK = frozenset(status.value for status in start_transfers.WEAK)
+REUSABLE = frozenset(status.value for status in models.REUSABLE)
+WEAK = frozenset(status.value for status in models.WEAK)
 POLICY = StalenessPolicy()
 MAX_OFF_PROVIDER_RUNS = POLICY.max_off_provider_runs
 MAX_CHAINED_HANDOFFS = POLICY.max_chained_handoffs

@@ -42,7 +42,10 @@ class RunStatus(StrEnum):
     ROLLED_BACK = "ROLLED_BACK"
 
 
+# The status sets every rule asks about, beside the statuses they group.
 IN_PROGRESS = frozenset({RunStatus.STARTING, RunStatus.RUNNING})
+# A run that ended and stays history (a rolled-back run is not history).
+ENDED = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.INTERRUPTED})
 
 
 class ProviderThreadStatus(StrEnum):
@@ -52,6 +55,16 @@ class ProviderThreadStatus(StrEnum):
     ROLLED_BACK = "ROLLED_BACK"
     STALE = "STALE"
     FAILED = "FAILED"
+
+
+# A provider thread that is never continued again.
+SETTLED = frozenset(
+    {ProviderThreadStatus.STALE, ProviderThreadStatus.FAILED, ProviderThreadStatus.DIVERGENT}
+)
+# A provider thread a start may continue as it is.
+REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
+# A provider thread whose native fork cannot be trusted as a source.
+WEAK = frozenset({ProviderThreadStatus.DIVERGENT, ProviderThreadStatus.FAILED})
 
 
 class HistoryMode(StrEnum):
@@ -75,6 +88,10 @@ class TransferStatus(StrEnum):
     FAILED = "FAILED"
     CONSUMED = "CONSUMED"
     SUPERSEDED = "SUPERSEDED"
+
+
+# A transfer that carried (or still carries) context; a superseded one never did.
+CARRYING = frozenset({TransferStatus.PENDING, TransferStatus.CONSUMED})
 
 
 class ResolutionStrategy(StrEnum):
@@ -102,6 +119,10 @@ class HandoffStatus(StrEnum):
     READY = "READY"
     FAILED = "FAILED"
     SUPERSEDED = "SUPERSEDED"
+
+
+# A handoff still waiting to be, or able to be, injected (a FAILED one never was).
+LIVE_HANDOFF = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
 
 
 class SummarySource(StrEnum):

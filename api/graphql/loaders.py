@@ -18,6 +18,7 @@ from strawberry.dataloader import DataLoader
 from graph import history, repo
 from graph.history import Timeline, Versioned
 from graph.models import (
+    ENDED,
     CheckpointNode,
     HandoffNode,
     HandoffQuality,
@@ -37,7 +38,7 @@ from resolvers.handoffs.quality import assess
 from resolvers.limits import limit_of
 from resolvers.lineage.divergence import Divergence, divergence, opening
 from resolvers.past import as_of
-from resolvers.past.as_of import ENDED, Instant
+from resolvers.past.as_of import Instant
 
 T = TypeVar("T")
 Then = Callable[[Versioned[T], Instant], T | None]

@@ -15,17 +15,14 @@ from datetime import datetime
 
 from graph.errors import conflict
 from graph.models import (
+    CARRYING,
     RunNode,
     ThreadNode,
     ThreadState,
     TransferNode,
-    TransferStatus,
 )
 from graph.ranges import Ranges
 from resolvers.lineage.points import DELIVERED_TO_PARENT, ORIGINS
-
-# A merge-back (or subagent result) that was superseded never carried anything.
-CARRYING = frozenset({TransferStatus.PENDING, TransferStatus.CONSUMED})
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from graph import events
 from graph.errors import conflict, invalid
 from graph.models import (
+    LIVE_HANDOFF,
+    SETTLED,
     HandoffNode,
-    HandoffStatus,
     ProviderThreadStatus,
     RunNode,
     RunStatus,
@@ -23,12 +24,6 @@ from graph.ranges import Ranges
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.providers import ProviderRegistry
-
-SETTLED = frozenset(
-    {ProviderThreadStatus.FAILED, ProviderThreadStatus.STALE, ProviderThreadStatus.DIVERGENT}
-)
-# A FAILED handoff was never injected: no run's rollback takes it.
-LIVE = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
 
 
 class AffectedHandoff(BaseModel):
@@ -162,7 +157,7 @@ def taken(candidate: AffectedHandoff, thread_id: str, rolled: Ranges) -> bool:
     handoff = candidate.handoff
     summarises_rolled = handoff.sourceThreadId == thread_id and bool(handoff.covered & rolled)
     delivered_to_rolled = (
-        handoff.status in LIVE
+        handoff.status in LIVE_HANDOFF
         and candidate.consumerOrdinal is not None
         and candidate.consumerOrdinal in rolled
     )

@@ -20,12 +20,14 @@ from pydantic import BaseModel
 
 from graph.history import TRACKED, NodeKind, Timeline, Version, Versioned
 from graph.models import (
+    ENDED,
     IN_PROGRESS,
+    LIVE_HANDOFF,
+    SETTLED,
     CheckpointNode,
     HandoffNode,
     HandoffStatus,
     ProviderThreadNode,
-    ProviderThreadStatus,
     RunNode,
     RunStatus,
     ThreadNode,
@@ -37,11 +39,6 @@ from graph.ranges import Ranges
 from resolvers.lineage.points import ORIGINS
 
 N = TypeVar("N", bound=BaseModel)
-ENDED = frozenset({RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.INTERRUPTED})
-SETTLED = frozenset(
-    {ProviderThreadStatus.STALE, ProviderThreadStatus.FAILED, ProviderThreadStatus.DIVERGENT}
-)
-LIVE_HANDOFF = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
 # What a run has only once it ended: as of an instant it was still in progress, none.
 ENDED_FIELDS: dict[str, Any] = {
     "nativeTurnRef": None,

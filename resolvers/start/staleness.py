@@ -8,7 +8,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.models import (
-    HandoffStatus,
+    LIVE_HANDOFF,
+    REUSABLE,
     ProviderThreadNode,
     ProviderThreadStatus,
     StalenessSignal,
@@ -18,9 +19,6 @@ from resolvers.content import Content
 from resolvers.coverage import coverage
 from resolvers.handoffs.planning import own_heading
 from resolvers.handoffs.summarizer import summarize
-
-REUSABLE = frozenset({ProviderThreadStatus.ACTIVE, ProviderThreadStatus.ROLLED_BACK})
-LIVE_HANDOFF = frozenset({HandoffStatus.READY, HandoffStatus.PENDING})
 
 
 class StalenessPolicy(BaseModel):

@@ -9,11 +9,11 @@ from collections.abc import Mapping
 
 from graph.errors import conflict
 from graph.models import (
+    WEAK,
     HandoffHead,
     HandoffKind,
     HandoffStrategy,
     ProviderThreadNode,
-    ProviderThreadStatus,
     ResolutionStrategy,
     RunDigest,
     SourcePoint,
@@ -28,9 +28,6 @@ from resolvers.handoffs.digests import up_to_item
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, runs_named
 from resolvers.lineage.points import DELIVERED_TO_PARENT, ORIGINS, origin
 from resolvers.providers import ProviderCapabilities
-
-WEAK = frozenset({ProviderThreadStatus.DIVERGENT, ProviderThreadStatus.FAILED})
-
 
 # ---- origin and inherited context ------------------------------------------------
 

@@ -18,13 +18,13 @@ from typing import Any
 
 from graph.models import (
     IN_PROGRESS,
+    SETTLED,
     HandoffNode,
     HandoffStatus,
     HandoffStrategy,
     HistoryMode,
     ProviderLimitNode,
     ProviderThreadNode,
-    ProviderThreadStatus,
     RunItem,
     RunNode,
     RunStatus,
@@ -53,7 +53,6 @@ from resolvers.start.plan import StartOutcome
 from resolvers.start.staleness import StalenessPolicy
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
-SETTLED = (ProviderThreadStatus.STALE, ProviderThreadStatus.FAILED, ProviderThreadStatus.DIVERGENT)
 
 
 class Scenario:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import (
+    SETTLED,
     ContextUsage,
     HistoryMode,
     ProviderThreadStatus,
@@ -25,7 +26,7 @@ from resolvers.coverage import coverage
 from resolvers.providers import registry_from_toml
 from resolvers.start.decision import StartRequest, decide_start
 from resolvers.start.staleness import StalenessPolicy
-from tests.support.scenario import SETTLED, Scenario
+from tests.support.scenario import Scenario
 
 S = StartStrategy
 Sig = StalenessSignal
