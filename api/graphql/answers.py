@@ -10,6 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.commands.limits import Suggestion
+from api.graphql.pagination import PageInfo
 from api.graphql.types import (
     ContextBudget,
     ContextHandoff,
@@ -17,7 +18,6 @@ from api.graphql.types import (
     HandoffStrategy,
     Info,
     InjectionMode,
-    PageInfo,
     ProviderAction,
     ProviderThread,
     Run,

@@ -11,14 +11,6 @@ from graph.errors import ThreadlineError, invalid
 SEPARATOR = "|"
 
 
-def page_size(limit: int, first: int | None, default: int) -> int:
-    """`first` (`default` when not given), refused outside 1..`limit`."""
-    first = default if first is None else first
-    if not 1 <= first <= limit:
-        raise invalid(f"first must be between 1 and {limit}, got {first}.")
-    return first
-
-
 def encode(*parts: str) -> str:
     return base64.urlsafe_b64encode(SEPARATOR.join(parts).encode()).decode()
 

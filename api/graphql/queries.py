@@ -13,7 +13,7 @@ from api.commands import limits, lineage, runs
 from api.commands.caller import Caller
 from api.commands.limits import Suggestion
 from api.graphql import answers as a
-from api.graphql import cursors, past
+from api.graphql import cursors, pagination, past
 from api.graphql import types as t
 from graph import models, repo
 from graph.errors import invalid
@@ -63,7 +63,7 @@ class Query:
         kinds: list[t.RunItemKind] | None = None,
         first: int | None = 20,
     ) -> list[a.SearchHit]:
-        size = cursors.page_size(info.context.settings.max_page_size, first, 20)
+        size = pagination.page_size(info.context.settings.max_page_size, first, 20)
         searched = searching.words(query)
         workspace = info.context.workspace
         lucene = searching.lucene(workspace, searched, kinds)
@@ -111,7 +111,7 @@ class Query:
             ),
         ] = False,
     ) -> a.ThreadConnection:
-        size = cursors.page_size(info.context.settings.max_page_size, first, 50)
+        size = pagination.page_size(info.context.settings.max_page_size, first, 50)
         position = cursors.thread_position(after) if after else None
 
         async def work(tx: Tx) -> list[models.ThreadNode]:
@@ -120,20 +120,14 @@ class Query:
             )
 
         found = await info.context.store.read(work)
-        page = found[:size]
-        edges = [
-            a.ThreadEdge(
+        edges, page_info = pagination.page(
+            found,
+            size,
+            lambda node: a.ThreadEdge(
                 cursor=cursors.thread_cursor(node.createdAt, node.id), node=t.Thread.of(node)
-            )
-            for node in page
-        ]
-        return a.ThreadConnection(
-            edges=edges,
-            page_info=t.PageInfo(
-                has_next_page=len(found) > size,
-                end_cursor=edges[-1].cursor if edges else None,
             ),
         )
+        return a.ThreadConnection(edges=edges, page_info=page_info)
 
     @strawberry.field
     async def run(self, info: Info, id: strawberry.ID) -> t.Run | None:
@@ -229,7 +223,7 @@ class Query:
         after: strawberry.ID | None = None,
         first: int | None = 100,
     ) -> list[a.ThreadEvent]:
-        size = cursors.page_size(info.context.settings.max_page_size, first, 100)
+        size = pagination.page_size(info.context.settings.max_page_size, first, 100)
 
         async def work(tx: Tx) -> list[models.EventNode] | None:
             return await repo.events_page(tx, info.context.workspace, thread_id, after, size)

@@ -13,9 +13,10 @@ from strawberry.dataloader import DataLoader
 from strawberry.scalars import JSON
 from strawberry.types.base import get_object_definition
 
-from api.graphql import cursors
+from api.graphql import cursors, pagination
 from api.graphql.context import Context
 from api.graphql.loaders import Loaders
+from api.graphql.pagination import PageInfo
 from graph import models, repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges
@@ -267,12 +268,6 @@ class ContextBudget:
         return from_model(cls, budget) if budget is not None else None
 
 
-@strawberry.type
-class PageInfo:
-    has_next_page: bool
-    end_cursor: str | None
-
-
 @strawberry.type(description="An item of a thread's active runs, as the pull path answers it.")
 class ThreadItem:
     run_id: strawberry.ID
@@ -427,7 +422,7 @@ class Thread(NodeView[models.ThreadNode]):
         kinds: list[RunItemKind] | None = None,
         run_ordinals: list[int] | None = None,
     ) -> ThreadItemConnection:
-        size = cursors.page_size(info.context.settings.max_page_size, first, 50)
+        size = pagination.page_size(info.context.settings.max_page_size, first, 50)
         position = cursors.item_position(after) if after else None
         thread_id, workspace = self.node.id, info.context.workspace
 
@@ -437,19 +432,15 @@ class Thread(NodeView[models.ThreadNode]):
             )
 
         found = await info.context.store.read(work)
-        edges = [
-            ThreadItemEdge(
+        edges, page_info = pagination.page(
+            found,
+            size,
+            lambda item: ThreadItemEdge(
                 cursor=cursors.item_cursor(item.runOrdinal, item.index),
                 node=from_model(ThreadItem, item),
-            )
-            for item in found[:size]
-        ]
-        return ThreadItemConnection(
-            edges=edges,
-            page_info=PageInfo(
-                has_next_page=len(found) > size, end_cursor=edges[-1].cursor if edges else None
             ),
         )
+        return ThreadItemConnection(edges=edges, page_info=page_info)
 
     @strawberry.field
     async def coverage(self, info: Info) -> list[ProviderThreadCoverage]:
