@@ -1,4 +1,4 @@
-"""GraphQL types of what operations answer around the graph's nodes (`api.graphql.types`): start
+"""GraphQL types of what operations answer around the graph's nodes (`api.graphql.nodes`): start
 resolutions and plans, summarization requests, merge-back plans, events, pages of
 threads, rollback results and lineage."""
 
@@ -10,27 +10,29 @@ import strawberry
 from strawberry.scalars import JSON
 
 from api.commands.limits import Suggestion
-from api.graphql.pagination import PageInfo
-from api.graphql.types import (
-    ContextBudget,
-    ContextHandoff,
-    ContextTransfer,
+from api.graphql.context import Info
+from api.graphql.enums import (
     HandoffStrategy,
-    Info,
     InjectionMode,
     ProviderAction,
-    ProviderThread,
-    Run,
     RunItemKind,
     StalenessSignal,
     StartStrategy,
     SummarySource,
-    Thread,
     ThreadRelationship,
+)
+from api.graphql.from_models import from_model
+from api.graphql.nodes import (
+    ContextHandoff,
+    ContextTransfer,
+    ProviderThread,
+    Run,
+    Thread,
     by_id,
-    from_model,
     required,
 )
+from api.graphql.pagination import PageInfo
+from api.graphql.values import ContextBudget
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
 from resolvers.handoffs.budget import ContextPolicy, budget_into

@@ -6,6 +6,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import strawberry
+
 from api.auth import Principal, Refusal, unauthenticated
 from api.auth import Scope as Access
 from api.commands import configured_summaries, receipts
@@ -171,3 +173,6 @@ class Context:
 
     def _bind_workspace(self) -> None:
         self._loaders, self._caller, self._past = None, None, {}
+
+
+Info = strawberry.Info[Context, None]

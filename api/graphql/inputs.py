@@ -6,14 +6,14 @@ import strawberry
 from pydantic import ValidationError
 from strawberry.scalars import JSON
 
-from api.graphql import types as t
+from api.graphql.enums import RunItemKind
 from graph import models
 from graph.errors import invalid
 
 
 @strawberry.input
 class RunItemInput:
-    kind: t.RunItemKind
+    kind: RunItemKind
     text: str
     key: str | None = None
     path: str | None = None

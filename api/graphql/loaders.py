@@ -80,7 +80,7 @@ class Loaders:
 
     @cached_property
     def items_of_run(self) -> DataLoader[str, list[RunItem]]:
-        # Items exist once their run ended; a run in progress shows none (api.graphql.types.Run).
+        # Items exist once their run ended; a run in progress shows none (api.graphql.nodes.Run).
         return self._many("run/items", repo.item_from)
 
     @cached_property

@@ -11,7 +11,8 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 
 from api.commands.caller import Caller
 from api.commands.receipts import Written
-from api.graphql.types import Info, read_back
+from api.graphql.context import Info
+from graph.errors import ErrorCode, ThreadlineError
 from graph.store import Tx
 
 T = TypeVar("T")
@@ -56,3 +57,23 @@ async def mutate(
         return await found if inspect.isawaitable(found) else found
 
     return await read_back(info, shaped())
+
+
+async def read_back(info: Info, answer: Awaitable[T]) -> T:
+    """A mutation's answer, read after its transaction committed, with fresh loaders.
+
+    Should Neo4j fail now, the error must not suggest that nothing happened: the change
+    was made (`outcome: COMMITTED`); only its answer is missing.
+    """
+    info.context.loaders.clear()
+    try:
+        return await answer
+    except ThreadlineError as error:
+        if error.code is not ErrorCode.UNAVAILABLE or "outcome" in error.extensions:
+            raise  # not Neo4j gone, or an error that says already what was done
+        raise ThreadlineError(
+            ErrorCode.UNAVAILABLE,
+            "The change was made, but the graph database went away before its result could "
+            "be read back; read it again (a retry with the same commandId answers it).",
+            outcome="COMMITTED",
+        ) from error

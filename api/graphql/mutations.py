@@ -10,8 +10,10 @@ from typing import Annotated, TypeVar
 import strawberry
 
 from api.commands import handoffs, imports, limits, lineage, runs
-from api.graphql import answers as a
-from api.graphql import types as t
+from api.graphql.answers import RollbackResult, SessionImport, StartContextResolution
+from api.graphql.context import Info
+from api.graphql.enums import HistoryMode, SessionFormat, SummarySource
+from api.graphql.from_models import described
 from api.graphql.inputs import (
     CheckpointInput,
     ContextUsageInput,
@@ -19,6 +21,16 @@ from api.graphql.inputs import (
     SourcePointInput,
 )
 from api.graphql.mutate import Answer, mutate
+from api.graphql.nodes import (
+    ContextHandoff,
+    ContextTransfer,
+    ProviderThread,
+    Run,
+    Thread,
+    by_id,
+    required,
+)
+from api.graphql.providers import ProviderLimit
 from graph import models
 from resolvers.imports.detect import detect
 from resolvers.imports.plan import Imported
@@ -26,44 +38,44 @@ from resolvers.lineage.rollback import RollbackDecision
 from resolvers.start.decision import StartRequest
 from resolvers.start.plan import StartOutcome
 
-Info = t.Info
+Info = Info
 V = TypeVar("V")
 
 
 def _by_id(kind: type[V]) -> Answer[str, V]:
     """The answer of a command whose result is the id of a `kind`: that node, read fresh."""
-    return Answer(str, lambda info, ident: t.required(t.by_id(info, kind, ident)))
+    return Answer(str, lambda info, ident: required(by_id(info, kind, ident)))
 
 
-def _started(command_id: str | None) -> Answer[StartOutcome, a.StartContextResolution]:
+def _started(command_id: str | None) -> Answer[StartOutcome, StartContextResolution]:
     """A start's answer once its configured summaries, if any, are in."""
 
-    async def answer(info: Info, outcome: StartOutcome) -> a.StartContextResolution:
+    async def answer(info: Info, outcome: StartOutcome) -> StartContextResolution:
         finished = await info.context.finish_summaries(outcome, command_id)
-        return a.StartContextResolution.of(finished)
+        return StartContextResolution.of(finished)
 
     return Answer(StartOutcome, answer)
 
 
-THREAD: Answer[models.ThreadNode, t.Thread] = Answer(
-    models.ThreadNode, lambda _, node: t.Thread.of(node)
+THREAD: Answer[models.ThreadNode, Thread] = Answer(
+    models.ThreadNode, lambda _, node: Thread.of(node)
 )
-THREAD_BY_ID = _by_id(t.Thread)
-RUN: Answer[models.RunNode, t.Run] = Answer(models.RunNode, lambda _, node: t.Run.of(node))
-PROVIDER_THREAD: Answer[models.ProviderThreadNode, t.ProviderThread] = Answer(
-    models.ProviderThreadNode, lambda _, node: t.ProviderThread.of(node)
+THREAD_BY_ID = _by_id(Thread)
+RUN: Answer[models.RunNode, Run] = Answer(models.RunNode, lambda _, node: Run.of(node))
+PROVIDER_THREAD: Answer[models.ProviderThreadNode, ProviderThread] = Answer(
+    models.ProviderThreadNode, lambda _, node: ProviderThread.of(node)
 )
-TRANSFER: Answer[models.TransferNode, t.ContextTransfer] = Answer(
-    models.TransferNode, lambda _, node: t.ContextTransfer.of(node)
+TRANSFER: Answer[models.TransferNode, ContextTransfer] = Answer(
+    models.TransferNode, lambda _, node: ContextTransfer.of(node)
 )
-HANDOFF_BY_ID = _by_id(t.ContextHandoff)
-LIMIT: Answer[models.ProviderLimitNode, t.ProviderLimit] = Answer(
-    models.ProviderLimitNode, lambda _, limit: t.ProviderLimit.of(limit)
+HANDOFF_BY_ID = _by_id(ContextHandoff)
+LIMIT: Answer[models.ProviderLimitNode, ProviderLimit] = Answer(
+    models.ProviderLimitNode, lambda _, limit: ProviderLimit.of(limit)
 )
-CLEARED: Answer[limits.Cleared, t.ProviderLimit | None] = Answer(
-    limits.Cleared, lambda _, cleared: t.ProviderLimit.of(cleared.limit) if cleared.limit else None
+CLEARED: Answer[limits.Cleared, ProviderLimit | None] = Answer(
+    limits.Cleared, lambda _, cleared: ProviderLimit.of(cleared.limit) if cleared.limit else None
 )
-IMPORTED: Answer[Imported, a.SessionImport] = Answer(Imported, a.SessionImport.of)
+IMPORTED: Answer[Imported, SessionImport] = Answer(Imported, SessionImport.of)
 
 
 @strawberry.type
@@ -75,12 +87,12 @@ class Mutation:
         title: str | None = None,
         id: strawberry.ID | None = None,
         command_id: str | None = None,
-    ) -> t.Thread:
+    ) -> Thread:
         return await mutate(
             info, command_id, {"title": title, "id": id}, THREAD, runs.create_thread, title, id
         )
 
-    @t.described("The one entry point for every run: how it starts, its context.", mutation=True)
+    @described("The one entry point for every run: how it starts, its context.", mutation=True)
     async def start_run(
         self,
         info: Info,
@@ -90,9 +102,9 @@ class Mutation:
         model: str | None = None,
         runtime_mode: str | None = None,
         command_id: str | None = None,
-        summary_source: t.SummarySource | None = None,
+        summary_source: SummarySource | None = None,
         ignore_limit: bool | None = False,
-    ) -> a.StartContextResolution:
+    ) -> StartContextResolution:
         request = StartRequest(
             provider=provider, input=input, model=model, runtimeMode=runtime_mode
         )
@@ -124,9 +136,9 @@ class Mutation:
         info: Info,
         provider_thread_id: strawberry.ID,
         native_ref: str,
-        history_mode: t.HistoryMode | None = models.HistoryMode.UNKNOWN,
+        history_mode: HistoryMode | None = models.HistoryMode.UNKNOWN,
         command_id: str | None = None,
-    ) -> t.ProviderThread:
+    ) -> ProviderThread:
         mode = models.HistoryMode(history_mode or models.HistoryMode.UNKNOWN)
         args = {"id": provider_thread_id, "ref": native_ref, "mode": mode.value}
         return await mutate(
@@ -140,7 +152,7 @@ class Mutation:
             mode,
         )
 
-    @t.described(
+    @described(
         "The provider action failed: the run moves to a new provider thread. While the run "
         "waits for a summary, the summary failed: its handoff becomes FAILED and a new one "
         "(the local summary, or `summarySource`) replaces it.",
@@ -152,8 +164,8 @@ class Mutation:
         run_id: strawberry.ID,
         reason: str,
         command_id: str | None = None,
-        summary_source: t.SummarySource | None = None,
-    ) -> a.StartContextResolution:
+        summary_source: SummarySource | None = None,
+    ) -> StartContextResolution:
         source = models.SummarySource(summary_source) if summary_source else None
         args = {"runId": run_id, "reason": reason, **_source_arg(source)}
         started = _started(command_id)
@@ -171,7 +183,7 @@ class Mutation:
         checkpoint: CheckpointInput | None = None,
         command_id: str | None = None,
         usage: ContextUsageInput | None = None,
-    ) -> t.Run:
+    ) -> Run:
         run_items = [item.model() for item in items or []]
         report = usage.model() if usage is not None else None
         diff = [s.model() for s in checkpoint.diff_summary] if checkpoint is not None else None
@@ -199,7 +211,7 @@ class Mutation:
             report,
         )
 
-    @t.described(
+    @described(
         "What a native thread holds now, as its provider reported it (after a native "
         "compaction, say): the next start's budget starts from it.",
         mutation=True,
@@ -210,7 +222,7 @@ class Mutation:
         provider_thread_id: strawberry.ID,
         usage: ContextUsageInput,
         command_id: str | None = None,
-    ) -> t.ProviderThread:
+    ) -> ProviderThread:
         report = usage.model()
         args = {"providerThreadId": provider_thread_id, "usage": report.model_dump()}
         return await mutate(
@@ -226,11 +238,11 @@ class Mutation:
     @strawberry.mutation
     async def fail_run(
         self, info: Info, run_id: strawberry.ID, reason: str, command_id: str | None = None
-    ) -> t.Run:
+    ) -> Run:
         args = {"runId": run_id, "reason": reason}
         return await mutate(info, command_id, args, RUN, runs.fail_run, run_id, reason)
 
-    @t.described(
+    @described(
         "A provider account ran out: starts on it are refused until resetsAt (or until "
         "cleared). With runId, that run (in progress on the provider) is INTERRUPTED and "
         "keeps partialItems as its items.",
@@ -245,7 +257,7 @@ class Mutation:
         run_id: strawberry.ID | None = None,
         partial_items: list[RunItemInput] | None = None,
         command_id: str | None = None,
-    ) -> t.ProviderLimit:
+    ) -> ProviderLimit:
         items = [item.model() for item in partial_items or []]
         args = {
             "provider": provider,
@@ -267,17 +279,17 @@ class Mutation:
             items,
         )
 
-    @t.described(
+    @described(
         "Ends the provider's usage limit now: answers the limit it ended, or null.",
         mutation=True,
     )
     async def clear_provider_limit(
         self, info: Info, provider: str, command_id: str | None = None
-    ) -> t.ProviderLimit | None:
+    ) -> ProviderLimit | None:
         args = {"provider": provider}
         return await mutate(info, command_id, args, CLEARED, limits.clear_provider_limit, provider)
 
-    @t.described(
+    @described(
         "A provider's own session file (Claude Code JSONL, Codex rollout JSONL, Gemini CLI "
         "JSON) as a thread: one completed run per request, natively covered by one provider "
         "thread. The same session again adds only its new runs. Without `format` the "
@@ -288,13 +300,13 @@ class Mutation:
     async def import_session(
         self,
         info: Info,
-        format: t.SessionFormat | None = None,
+        format: SessionFormat | None = None,
         *,
         content: str,
         thread_id: strawberry.ID | None = None,
         title: str | None = None,
         command_id: str | None = None,
-    ) -> a.SessionImport:
+    ) -> SessionImport:
         chosen = models.SessionFormat(format) if format is not None else detect(content)
         args = {
             "format": chosen.value,
@@ -321,11 +333,11 @@ class Mutation:
         thread_id: strawberry.ID,
         to_run_ordinal: int,
         command_id: str | None = None,
-    ) -> a.RollbackResult:
+    ) -> RollbackResult:
         args = {"threadId": thread_id, "to": to_run_ordinal}
-        answer: Answer[RollbackDecision, a.RollbackResult] = Answer(
+        answer: Answer[RollbackDecision, RollbackResult] = Answer(
             RollbackDecision,
-            lambda info, decision: a.RollbackResult.load(info, thread_id, decision),
+            lambda info, decision: RollbackResult.load(info, thread_id, decision),
         )
         return await mutate(
             info, command_id, args, answer, runs.rollback_thread, thread_id, to_run_ordinal
@@ -334,13 +346,13 @@ class Mutation:
     @strawberry.mutation
     async def regenerate_handoff(
         self, info: Info, handoff_id: strawberry.ID, command_id: str | None = None
-    ) -> t.ContextHandoff:
+    ) -> ContextHandoff:
         args = {"handoffId": handoff_id}
         return await mutate(
             info, command_id, args, HANDOFF_BY_ID, handoffs.regenerate_handoff, handoff_id
         )
 
-    @t.described(
+    @described(
         "A handoff's text written by a provider, or by a person (createdByProvider omitted: "
         "summarySource PERSON). A READY handoff is superseded by a new one holding the "
         "text; a PENDING one is filled.",
@@ -353,7 +365,7 @@ class Mutation:
         summary_text: str,
         created_by_provider: str | None = None,
         command_id: str | None = None,
-    ) -> t.ContextHandoff:
+    ) -> ContextHandoff:
         args = {"handoffId": handoff_id, "text": summary_text, "by": created_by_provider}
         return await mutate(
             info,
@@ -366,7 +378,7 @@ class Mutation:
             created_by_provider,
         )
 
-    @t.described(
+    @described(
         "Writes now the handoff of the thread's own runs that the next startRun on this "
         "provider would inject (READY, no target run yet), for a person to read and replace "
         "with submitHandoffSummary. That start injects it as it is when its plan has not "
@@ -381,7 +393,7 @@ class Mutation:
         provider: str,
         model: str | None = None,
         command_id: str | None = None,
-    ) -> t.ContextHandoff:
+    ) -> ContextHandoff:
         request = StartRequest(provider=provider, input="", model=model)
         args = {"threadId": thread_id, "provider": provider, "model": model}
         return await mutate(
@@ -391,7 +403,7 @@ class Mutation:
     @strawberry.mutation
     async def request_clean_context(
         self, info: Info, thread_id: strawberry.ID, command_id: str | None = None
-    ) -> t.Thread:
+    ) -> Thread:
         args = {"threadId": thread_id}
         return await mutate(
             info, command_id, args, THREAD_BY_ID, runs.request_clean_context, thread_id
@@ -412,7 +424,7 @@ class Mutation:
                 "and left out of lineage unless asked for."
             ),
         ] = False,
-    ) -> t.Thread:
+    ) -> Thread:
         latest, aside = bool(at.latest_stable), bool(side)
         run_id, checkpoint_id = at.run_id, at.checkpoint_id
         args = {
@@ -443,7 +455,7 @@ class Mutation:
     @strawberry.mutation
     async def merge_back(
         self, info: Info, fork_thread_id: strawberry.ID, command_id: str | None = None
-    ) -> t.ContextTransfer:
+    ) -> ContextTransfer:
         args = {"fork": fork_thread_id}
         return await mutate(info, command_id, args, TRANSFER, lineage.merge_back, fork_thread_id)
 
@@ -455,7 +467,7 @@ class Mutation:
         task: str,
         provider: str | None = None,
         command_id: str | None = None,
-    ) -> t.Thread:
+    ) -> Thread:
         if provider is not None:
             info.context.providers.get(provider)
         args = {"parentRunId": parent_run_id, "task": task, "provider": provider}
@@ -472,7 +484,7 @@ class Mutation:
         native_ref: str,
         title: str | None = None,
         command_id: str | None = None,
-    ) -> t.Thread:
+    ) -> Thread:
         info.context.providers.get(provider)
         args = {
             "parentRunId": parent_run_id,
@@ -499,7 +511,7 @@ class Mutation:
         child_thread_id: strawberry.ID,
         result: str,
         command_id: str | None = None,
-    ) -> t.ContextTransfer:
+    ) -> ContextTransfer:
         args = {"child": child_thread_id, "result": result}
         return await mutate(
             info, command_id, args, TRANSFER, lineage.complete_subagent, child_thread_id, result

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from api.graphql import answers as a
-from api.graphql import types as t
+from api.graphql.answers import Lineage
+from api.graphql.context import Info
 from graph import models
 from resolvers.past.as_of import Instant
 
@@ -19,16 +19,16 @@ def instant(as_of: datetime | None) -> Instant | None:
     return Instant(when) if when < datetime.now(UTC) else None
 
 
-async def lineage(info: t.Info, found: models.Lineage | None, at: Instant) -> a.Lineage:
+async def lineage(info: Info, found: models.Lineage | None, at: Instant) -> Lineage:
     """The lineage as it was: only the threads that existed then, each as it was. Threads
     are never removed and a child is always younger than its parent, so what remains is
     the same tree, cut back; an asked thread that did not exist yet answers no lineage."""
     if found is None:
-        return a.Lineage.of(None)
+        return Lineage.of(None)
     then = await info.context.loaders_at(at).thread.load_many([n.thread.id for n in found.nodes])
     kept = {node.id: node for node in then if node is not None}
     if not any(n.depth == 0 and n.thread.id in kept for n in found.nodes):
-        return a.Lineage.of(None)
+        return Lineage.of(None)
     cut = models.Lineage(
         nodes=[
             models.LineageNode(thread=kept[n.thread.id], depth=n.depth)
@@ -37,4 +37,4 @@ async def lineage(info: t.Info, found: models.Lineage | None, at: Instant) -> a.
         ],
         edges=[e for e in found.edges if e.from_ in kept and e.to in kept],
     )
-    return a.Lineage.of(cut, at)
+    return Lineage.of(cut, at)

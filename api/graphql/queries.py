@@ -12,9 +12,22 @@ import strawberry
 from api.commands import limits, lineage, runs
 from api.commands.caller import Caller
 from api.commands.limits import Suggestion
-from api.graphql import answers as a
 from api.graphql import cursors, pagination, past
-from api.graphql import types as t
+from api.graphql.answers import (
+    Lineage,
+    MergeBackPlan,
+    ProviderSuggestion,
+    SearchHit,
+    StartContextPlan,
+    ThreadConnection,
+    ThreadEdge,
+    ThreadEvent,
+)
+from api.graphql.context import Info
+from api.graphql.enums import LineageDirection, RunItemKind
+from api.graphql.from_models import described, from_model
+from api.graphql.nodes import ContextHandoff, ContextTransfer, ProviderThread, Run, Thread, by_id
+from api.graphql.providers import Provider, ProviderLimit
 from graph import models, repo
 from graph.errors import invalid
 from graph.store import Tx
@@ -23,34 +36,34 @@ from resolvers.lineage.plans import MergeBackOutlook
 from resolvers.past.replay import Explained, explained
 from resolvers.start.decision import StartRequest
 
-Info = t.Info
+Info = Info
 
 
 @strawberry.type
 class Query:
     @strawberry.field
-    def providers(self, info: Info) -> list[t.Provider]:
-        return [t.from_model(t.Provider, p, capabilities=p) for p in info.context.providers.all()]
+    def providers(self, info: Info) -> list[Provider]:
+        return [from_model(Provider, p, capabilities=p) for p in info.context.providers.all()]
 
-    @t.described("The workspace's usage limits: the latest of each provider, in force first.")
-    async def provider_limits(self, info: Info) -> list[t.ProviderLimit]:
+    @described("The workspace's usage limits: the latest of each provider, in force first.")
+    async def provider_limits(self, info: Info) -> list[ProviderLimit]:
         found, now = await info.context.examine(limits.provider_limits)
-        return [t.ProviderLimit.of(limit, now) for limit in found]
+        return [ProviderLimit.of(limit, now) for limit in found]
 
-    @t.described(
+    @described(
         "Every configured provider that could take the thread, available ones first, then "
         "the cheapest context first; each with the plan explainStartContext would give."
     )
     async def suggest_providers(
         self, info: Info, thread_id: strawberry.ID
-    ) -> list[a.ProviderSuggestion]:
+    ) -> list[ProviderSuggestion]:
         async def work(tx: Tx, caller: Caller) -> list[Suggestion]:
             return await limits.suggest_providers(tx, caller, thread_id)
 
         found = await info.context.examine(work)
-        return [await a.ProviderSuggestion.of(info, suggestion) for suggestion in found]
+        return [await ProviderSuggestion.of(info, suggestion) for suggestion in found]
 
-    @t.described(
+    @described(
         "Full-text search of the workspace's thread titles, run inputs and items (runs "
         "rolled back are not searched), best first. A hit matches at least one of the "
         "query's words (letters, digits, `_`; any case). `kinds`: only input and item hits "
@@ -60,9 +73,9 @@ class Query:
         self,
         info: Info,
         query: str,
-        kinds: list[t.RunItemKind] | None = None,
+        kinds: list[RunItemKind] | None = None,
         first: int | None = 20,
-    ) -> list[a.SearchHit]:
+    ) -> list[SearchHit]:
         size = pagination.page_size(info.context.settings.max_page_size, first, 20)
         searched = searching.words(query)
         workspace = info.context.workspace
@@ -74,24 +87,24 @@ class Query:
             return await repo.search(tx, workspace, lucene, kinds, size, searching.candidates(size))
 
         found = await info.context.store.read(work)
-        return list(await asyncio.gather(*(a.SearchHit.of(info, f, searched) for f in found)))
+        return list(await asyncio.gather(*(SearchHit.of(info, f, searched) for f in found)))
 
     @strawberry.field
     async def thread(
         self, info: Info, id: strawberry.ID, as_of: datetime | None = None
-    ) -> t.Thread | None:
-        return await t.by_id(info, t.Thread, id, past.instant(as_of))
+    ) -> Thread | None:
+        return await by_id(info, Thread, id, past.instant(as_of))
 
-    @t.described(
+    @described(
         "Threads by id, in the order asked; null for an id the workspace does not hold. At "
         "most the page size of ids (the lineage page asks for the boxes it draws)."
     )
-    async def threads_by_id(self, info: Info, ids: list[strawberry.ID]) -> list[t.Thread | None]:
+    async def threads_by_id(self, info: Info, ids: list[strawberry.ID]) -> list[Thread | None]:
         most = info.context.settings.max_page_size
         if len(ids) > most:
             raise invalid(f"threadsById takes at most {most} ids, got {len(ids)}.")
         # Together, so the thread loader reads them in one batch.
-        return list(await asyncio.gather(*(t.by_id(info, t.Thread, ident) for ident in ids)))
+        return list(await asyncio.gather(*(by_id(info, Thread, ident) for ident in ids)))
 
     @strawberry.field
     async def threads(
@@ -110,7 +123,7 @@ class Query:
                 "in the same order."
             ),
         ] = False,
-    ) -> a.ThreadConnection:
+    ) -> ThreadConnection:
         size = pagination.page_size(info.context.settings.max_page_size, first, 50)
         position = cursors.thread_position(after) if after else None
 
@@ -123,34 +136,34 @@ class Query:
         edges, page_info = pagination.page(
             found,
             size,
-            lambda node: a.ThreadEdge(
-                cursor=cursors.thread_cursor(node.createdAt, node.id), node=t.Thread.of(node)
+            lambda node: ThreadEdge(
+                cursor=cursors.thread_cursor(node.createdAt, node.id), node=Thread.of(node)
             ),
         )
-        return a.ThreadConnection(edges=edges, page_info=page_info)
+        return ThreadConnection(edges=edges, page_info=page_info)
 
     @strawberry.field
-    async def run(self, info: Info, id: strawberry.ID) -> t.Run | None:
-        return await t.by_id(info, t.Run, id)
+    async def run(self, info: Info, id: strawberry.ID) -> Run | None:
+        return await by_id(info, Run, id)
 
     @strawberry.field
-    async def provider_thread(self, info: Info, id: strawberry.ID) -> t.ProviderThread | None:
-        return await t.by_id(info, t.ProviderThread, id)
+    async def provider_thread(self, info: Info, id: strawberry.ID) -> ProviderThread | None:
+        return await by_id(info, ProviderThread, id)
 
     @strawberry.field
-    async def transfer(self, info: Info, id: strawberry.ID) -> t.ContextTransfer | None:
-        return await t.by_id(info, t.ContextTransfer, id)
+    async def transfer(self, info: Info, id: strawberry.ID) -> ContextTransfer | None:
+        return await by_id(info, ContextTransfer, id)
 
     @strawberry.field
-    async def handoff(self, info: Info, id: strawberry.ID) -> t.ContextHandoff | None:
-        return await t.by_id(info, t.ContextHandoff, id)
+    async def handoff(self, info: Info, id: strawberry.ID) -> ContextHandoff | None:
+        return await by_id(info, ContextHandoff, id)
 
-    @t.described("Threads around one: parents up, forks and subagents down.")
+    @described("Threads around one: parents up, forks and subagents down.")
     async def lineage(
         self,
         info: Info,
         thread_id: strawberry.ID,
-        direction: t.LineageDirection | None = models.LineageDirection.BOTH,
+        direction: LineageDirection | None = models.LineageDirection.BOTH,
         depth: int | None = 10,
         as_of: datetime | None = None,
         include_side: Annotated[
@@ -159,7 +172,7 @@ class Query:
                 description="Side threads below the thread too (left out by default)."
             ),
         ] = False,
-    ) -> a.Lineage:
+    ) -> Lineage:
         hops = 10 if depth is None else depth
         if hops < 0:
             raise invalid(f"depth must be 0 or more, got {hops}.")
@@ -171,9 +184,9 @@ class Query:
 
         found = await info.context.store.read(work)
         at = past.instant(as_of)
-        return a.Lineage.of(found) if at is None else await past.lineage(info, found, at)
+        return Lineage.of(found) if at is None else await past.lineage(info, found, at)
 
-    @t.described(
+    @described(
         "Dry run of startRun: same decision, nothing written. With asOf, the decision as it "
         "would have been made then; where a run recorded another, the record is answered."
     )
@@ -185,7 +198,7 @@ class Query:
         model: str | None = None,
         runtime_mode: str | None = None,
         as_of: datetime | None = None,
-    ) -> a.StartContextPlan:
+    ) -> StartContextPlan:
         request = StartRequest(provider=provider, input="", model=model, runtimeMode=runtime_mode)
         at = past.instant(as_of)
 
@@ -198,15 +211,15 @@ class Query:
             return await runs.explain_start_then(tx, caller, thread_id, request, at.at)
 
         found = await info.context.examine(now if at is None else then)
-        return await a.StartContextPlan.of(info, found, at)
+        return await StartContextPlan.of(info, found, at)
 
-    @t.described("Dry run of mergeBack: what it would carry, and where, or why it would refuse.")
-    async def explain_merge_back(self, info: Info, thread_id: strawberry.ID) -> a.MergeBackPlan:
+    @described("Dry run of mergeBack: what it would carry, and where, or why it would refuse.")
+    async def explain_merge_back(self, info: Info, thread_id: strawberry.ID) -> MergeBackPlan:
         async def explain(tx: Tx, caller: Caller) -> MergeBackOutlook:
             return await lineage.explain_merge_back(tx, caller, thread_id)
 
         found = await info.context.examine(explain)
-        return a.MergeBackPlan(
+        return MergeBackPlan(
             possible=found.reason is None,
             reason=found.reason,
             run_ordinals=list(found.runs),
@@ -222,7 +235,7 @@ class Query:
         thread_id: strawberry.ID,
         after: strawberry.ID | None = None,
         first: int | None = 100,
-    ) -> list[a.ThreadEvent]:
+    ) -> list[ThreadEvent]:
         size = pagination.page_size(info.context.settings.max_page_size, first, 100)
 
         async def work(tx: Tx) -> list[models.EventNode] | None:
@@ -231,4 +244,4 @@ class Query:
         found = await info.context.store.read(work)
         if found is None:
             raise invalid(f"after: {after!r} is not an event of thread {thread_id!r}.")
-        return [a.ThreadEvent.of(event) for event in found]
+        return [ThreadEvent.of(event) for event in found]

@@ -8,18 +8,19 @@ from collections.abc import AsyncGenerator
 import strawberry
 
 from api.auth import Scope
-from api.graphql import answers as a
-from api.graphql import types as t
+from api.graphql.answers import ThreadEvent
+from api.graphql.context import Info
+from api.graphql.from_models import described
 from graph import repo
 from graph.errors import invalid, not_found
 from graph.store import Tx
 
-Info = t.Info
+Info = Info
 
 
 @strawberry.type
 class Subscription:
-    @t.described(
+    @described(
         "Every event of the thread from the first (or from the one after the event `after`), "
         "then each new one as it commits: each once, in order, however other subscriptions "
         "come and go. An `after` that is not an event of the thread is INVALID_INPUT.",
@@ -27,7 +28,7 @@ class Subscription:
     )
     async def thread_events(
         self, info: Info, thread_id: strawberry.ID, after: strawberry.ID | None = None
-    ) -> AsyncGenerator[a.ThreadEvent, None]:
+    ) -> AsyncGenerator[ThreadEvent, None]:
         """Read from Neo4j by one poll per process, so any API process serves any
         subscriber; `after` lets a client that reconnects resume where it stopped."""
         context = info.context
@@ -48,4 +49,4 @@ class Subscription:
         async for event in feeds.events(context.workspace, thread_id, after_seq):
             context.still_valid()  # a token revoked or expired meanwhile gets no more
             await context.services.closed.refuse(context.workspace)  # nor one restored
-            yield a.ThreadEvent.of(event)
+            yield ThreadEvent.of(event)

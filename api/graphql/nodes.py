@@ -1,22 +1,52 @@
-"""GraphQL object types of the graph's nodes, each backed by a graph model; what operations
-answer around them (plans, events, pages, lineage) is in api/graphql/answers.py."""
+"""GraphQL types of the graph's nodes, each backed by a graph model and answering as it is
+now or was at an instant; their relations load through the request's loaders, one batched
+read per field set. What operations answer around them is in api/graphql/answers.py."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, Generic, Self, TypeVar, cast
+from datetime import datetime
+from typing import Any, TypeVar
 
 import strawberry
 from strawberry.dataloader import DataLoader
-from strawberry.scalars import JSON
-from strawberry.types.base import get_object_definition
 
 from api.graphql import cursors, pagination
-from api.graphql.context import Context
+from api.graphql.context import Info
+from api.graphql.enums import (
+    Actor,
+    HandoffKind,
+    HandoffStatus,
+    HandoffStrategy,
+    HistoryMode,
+    ProviderThreadStatus,
+    ResolutionStrategy,
+    RunItemKind,
+    RunStatus,
+    SummarySource,
+    ThreadRelationship,
+    TransferStatus,
+    TransferType,
+)
+from api.graphql.from_models import NodeView, described, from_model
 from api.graphql.loaders import Loaders
-from api.graphql.pagination import PageInfo
+from api.graphql.values import (
+    ContextBudget,
+    ContextUsage,
+    FileDiffStat,
+    ForkDivergence,
+    HandoffEntry,
+    HandoffQuality,
+    HandoffSection,
+    OmittedItem,
+    OrdinalRange,
+    ProviderThreadCoverage,
+    RunItem,
+    ThreadItem,
+    ThreadItemConnection,
+    ThreadItemEdge,
+)
 from graph import models, repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges
@@ -24,112 +54,10 @@ from graph.store import Tx
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 from resolvers.handoffs.written import entries_of
-from resolvers.lineage.divergence import Divergence
 from resolvers.past.as_of import Instant
 
-Info = strawberry.Info[Context, None]
 T = TypeVar("T")
-F = TypeVar("F", bound=Callable[..., Any])
-N = TypeVar("N")
-W = TypeVar("W")
 V = TypeVar("V")
-M = TypeVar("M")
-
-
-def described(
-    description: str, *, mutation: bool = False, subscription: bool = False
-) -> Callable[[F], F]:
-    """`@strawberry.field(description=...)` (or mutation, or subscription) with its type
-    kept: Strawberry's overload for that form is typed as returning Any."""
-    decorate = (
-        strawberry.mutation
-        if mutation
-        else strawberry.subscription
-        if subscription
-        else strawberry.field
-    )
-    return cast(Callable[[F], F], decorate(description=description))
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
-_PLAIN_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
-
-
-def _plain_fields(cls: type) -> tuple[tuple[str, str], ...]:
-    """(field, attribute) of each of `cls`'s GraphQL fields without a resolver (read once)."""
-    found = _PLAIN_FIELDS.get(cls)
-    if found is None:
-        definition = get_object_definition(cls, strict=True)
-        found = _PLAIN_FIELDS[cls] = tuple(
-            (f.python_name, _camel(f.python_name))
-            for f in definition.fields
-            if f.base_resolver is None
-        )
-    return found
-
-
-def from_model(cls: type[T], source: object, **extra: object) -> T:
-    """`cls` with each plain field read from `source`'s attribute of the same name (camelCase
-    in the graph's models, as stored and as GraphQL names it; snake_case elsewhere): a type
-    states its fields once, and only relations and computed fields have resolvers.
-    `extra`: the fields it does not read so (private ones, those converted or renamed)."""
-    values = {
-        name: getattr(source, attribute if hasattr(source, attribute) else name)
-        for name, attribute in _plain_fields(cls)
-        if name not in extra
-    }
-    return cls(**values, **extra)
-
-
-# The graph's enums are the contract's: registered with Strawberry once, used as they are.
-Actor = models.Actor
-ThreadRelationship = models.ThreadRelationship
-RunStatus = models.RunStatus
-ProviderThreadStatus = models.ProviderThreadStatus
-HistoryMode = models.HistoryMode
-TransferType = models.TransferType
-TransferStatus = models.TransferStatus
-ResolutionStrategy = models.ResolutionStrategy
-HandoffStrategy = models.HandoffStrategy
-HandoffKind = models.HandoffKind
-HandoffStatus = models.HandoffStatus
-StartStrategy = models.StartStrategy
-ProviderAction = models.ProviderAction
-InjectionMode = models.InjectionMode
-RunItemKind = models.RunItemKind
-StalenessSignal = models.StalenessSignal
-LineageDirection = models.LineageDirection
-SummarySource = models.SummarySource
-ContextWindowSource = models.ContextWindowSource
-SessionFormat = models.SessionFormat
-for _enum in (
-    Actor,
-    ThreadRelationship,
-    RunStatus,
-    ProviderThreadStatus,
-    HistoryMode,
-    TransferType,
-    TransferStatus,
-    ResolutionStrategy,
-    HandoffStrategy,
-    HandoffKind,
-    HandoffStatus,
-    StartStrategy,
-    ProviderAction,
-    InjectionMode,
-    RunItemKind,
-    StalenessSignal,
-    LineageDirection,
-    SummarySource,
-    ContextWindowSource,
-    SessionFormat,
-):
-    strawberry.enum(_enum)
-
 
 # ---- relations -------------------------------------------------------------------
 # A relation follows an id on the node (to one) or a per-request loader keyed by the
@@ -184,184 +112,28 @@ def to_many(target: str, loader: str) -> Any:
     return strawberry.field(resolver=resolve)
 
 
-@strawberry.type
-class Provider:
-    kind: str
-    supports_resume: bool
-    supports_native_fork: bool
-    supports_native_fork_at_turn: bool
-    supports_native_fork_at_item: bool = strawberry.field(
-        description="Forks natively up to one message, named by the native id a run item's "
-        "key holds (a fork at an item)."
-    )
-    supports_rollback: bool
-    accepts_handoff: bool
-    injection_mode: InjectionMode
-    max_handoff_tokens: int
-    summary_source: SummarySource | None = strawberry.field(
-        description="Who writes the handoffs it receives; null: the service's default."
-    )
-    default_context_window_tokens: int = strawberry.field(
-        description="The context window of a model the providers file does not list."
-    )
-    capabilities: strawberry.Private[Any] = None
-
-    @strawberry.field
-    def models(self) -> list[ProviderModel]:
-        listed = self.capabilities.models if self.capabilities is not None else {}
-        return [ProviderModel(name=name, context_window_tokens=n) for name, n in listed.items()]
-
-    @described("The caller's workspace's usage limit on this provider in force now, if any.")
-    async def limit(self, info: Info) -> ProviderLimit | None:
-        found = await info.context.loaders.limit_in_force.load(self.kind)
-        return from_model(ProviderLimit, found, active=True) if found else None
+def loaders(info: Info, as_of: Instant | None) -> Loaders:
+    """The request's loaders for now, or for the instant an answer is about."""
+    return info.context.loaders_at(as_of)
 
 
-class NodeView(Generic[M]):
-    """A GraphQL type over one graph node (its private `node`), as it is now or was at its
-    private `as_of`."""
-
-    @classmethod
-    def of(cls, node: M, as_of: Instant | None = None) -> Self:
-        return from_model(cls, node, node=node, as_of=as_of)
-
-
-@strawberry.type
-class ProviderLimit:
-    provider: str
-    reason: str
-    resets_at: datetime | None = strawberry.field(description="null: until cleared.")
-    reported_at: datetime
-    active: bool = strawberry.field(
-        description="False once resetsAt has passed, or once it was cleared or replaced."
-    )
-
-    @classmethod
-    def of(cls, limit: models.ProviderLimitNode, now: datetime | None = None) -> ProviderLimit:
-        """`limit` as it stands at `now` (None: this instant)."""
-        return from_model(cls, limit, active=limit.active(now or datetime.now(UTC)))
+async def by_id(
+    info: Info, kind: type[V], ident: str | None, as_of: Instant | None = None
+) -> V | None:
+    """The `kind` with this id as it was at `as_of` (now: None), or None."""
+    found: V | None = await _by_name(info, kind.__name__, ident, as_of)
+    return found
 
 
-@strawberry.type
-class ProviderModel:
-    name: str
-    context_window_tokens: int
+async def _by_name(info: Info, target: str, ident: str | None, as_of: Instant | None) -> Any:
+    if ident is None:
+        return None
+    kind = KINDS[target]
+    found = await kind.loader(loaders(info, as_of)).load(ident)
+    return kind.of(found, as_of) if found is not None else None
 
 
-@strawberry.type
-class ContextBudget:
-    window_tokens: int
-    window_source: ContextWindowSource
-    used_tokens: int = strawberry.field(
-        description="What the target native thread already holds; 0 for a new one."
-    )
-    reserve_tokens: int = strawberry.field(description="Kept free for the model's own work.")
-    cap_tokens: int = strawberry.field(
-        description="The provider's cap on one handoff (maxHandoffTokens)."
-    )
-    budget_tokens: int = strawberry.field(
-        description="max(0, min(capTokens, windowTokens - usedTokens - reserveTokens))"
-    )
-
-    @classmethod
-    def of(cls, budget: models.ContextBudget | None) -> ContextBudget | None:
-        return from_model(cls, budget) if budget is not None else None
-
-
-@strawberry.type(description="An item of a thread's active runs, as the pull path answers it.")
-class ThreadItem:
-    run_id: strawberry.ID
-    run_ordinal: int
-    index: int = strawberry.field(
-        description="Its position in its run, 0-based; -1 is the run's input (kind "
-        "USER_GOAL), before the items the run reported."
-    )
-    kind: RunItemKind
-    text: str
-    key: str | None
-    path: str | None
-    attributes: JSON | None
-
-
-@strawberry.type
-class ThreadItemEdge:
-    cursor: str
-    node: ThreadItem
-
-
-@strawberry.type
-class ThreadItemConnection:
-    edges: list[ThreadItemEdge]
-    page_info: PageInfo
-
-
-@strawberry.type(description="An item of the covered runs a handoff's text leaves out.")
-class OmittedItem:
-    run_ordinal: int
-    index: int = strawberry.field(
-        description="Its position in its run, 0-based; -1: the run's input (Run.input)."
-    )
-    kind: RunItemKind
-    key: str | None
-    path: str | None
-    token_estimate: int = strawberry.field(
-        description="What showing it whole would cost (its line, in tokens)."
-    )
-    cut: bool = strawberry.field(
-        description="True: a shortened form is in the text; false: not shown at all."
-    )
-
-
-@strawberry.type(description="One line of a handoff's text and the item it shows.")
-class HandoffEntry:
-    section: str = strawberry.field(description="The heading it stands under.")
-    text: str = strawberry.field(
-        description="Exactly as in summaryText (an item whose text holds line breaks is one "
-        "entry); the entries' texts joined by line breaks are summaryText."
-    )
-    run_ordinal: int | None = strawberry.field(description="Null for a line about no item.")
-    index: int | None = strawberry.field(
-        description="The item's index in its run; -1 for the run's input."
-    )
-    kind: RunItemKind | None
-    cut: bool = strawberry.field(description="Shown shortened (then it is in omitted too).")
-
-
-@strawberry.type
-class QualityFacet:
-    kind: RunItemKind
-    kept: int
-    total: int
-    missing: list[str] = strawberry.field(
-        description="The key, path or first words of each item not found in the text."
-    )
-
-
-@strawberry.type
-class HandoffQuality:
-    score: float = strawberry.field(
-        description="kept / total over every facet; 1.0 when nothing must be kept."
-    )
-    facets: list[QualityFacet]
-    fidelity: float = strawberry.field(
-        description="The share, by tokens, of the covered material the text shows whole."
-    )
-
-    @classmethod
-    def of(cls, quality: models.HandoffQuality, fidelity: float) -> HandoffQuality:
-        facets = [from_model(QualityFacet, facet) for facet in quality.facets]
-        return cls(score=quality.score, facets=facets, fidelity=fidelity)
-
-
-@strawberry.type
-class ContextUsage:
-    context_tokens: int = strawberry.field(
-        description="Tokens in the native context after the last turn, as the provider said."
-    )
-    context_window_tokens: int | None
-    input_tokens: int | None
-    output_tokens: int | None
-    reported_at: datetime
+# ---- nodes -----------------------------------------------------------------------
 
 
 @strawberry.type
@@ -473,60 +245,6 @@ class Thread(NodeView[models.ThreadNode]):
 
 
 @strawberry.type
-class ForkDivergence:
-    source_run_ordinal: int = strawberry.field(
-        description="The source run the thread was taken at (0: before any run)."
-    )
-    source_item_index: int | None = strawberry.field(
-        description="A fork at an item: the last item of that run it took (-1: the input "
-        "only); the run's later items are the source's own since the fork."
-    )
-    source_runs_since_fork: list[int] = strawberry.field(
-        description="Ordinals of the source's live (not rolled back) runs after the fork point."
-    )
-    source_rolled_back_past_fork: bool
-    source_rolled_back_to: int | None = strawberry.field(
-        description="The ordinal the source was rolled back to, when it was."
-    )
-    unmerged_run_ordinals: list[int] = strawberry.field(
-        description="The fork's history runs no merge-back (or subagent result) has carried."
-    )
-    last_merge_back_at: datetime | None
-
-    @classmethod
-    def of(cls, found: Divergence) -> ForkDivergence:
-        return from_model(
-            cls,
-            found,
-            source_run_ordinal=found.forkedAt,
-            source_item_index=found.forkedAtItem,
-            source_runs_since_fork=list(found.sourceRunsSinceFork),
-            unmerged_run_ordinals=list(found.unmerged),
-        )
-
-
-@strawberry.type
-class RunItem:
-    kind: RunItemKind
-    text: str
-    key: str | None
-    path: str | None
-    attributes: JSON | None
-
-    @classmethod
-    def of(cls, item: models.RunItem) -> RunItem:
-        return from_model(cls, item)
-
-
-@strawberry.type
-class FileDiffStat:
-    path: str
-    additions: int
-    deletions: int
-    change_kind: str
-
-
-@strawberry.type
 class Checkpoint(NodeView[models.CheckpointNode]):
     node: strawberry.Private[models.CheckpointNode]
     id: strawberry.ID
@@ -577,25 +295,6 @@ class Run(NodeView[models.RunNode]):
             return []  # a run reports its items when it ends
         found = await loaders(info, self.as_of).items_of_run.load(self.node.id)
         return [RunItem.of(item) for item in found]
-
-
-@strawberry.type
-class ProviderThreadCoverage:
-    provider_thread_id: strawberry.ID
-    native_run_ordinals: list[int]
-    handoff_ids: list[strawberry.ID]
-    covered_run_ordinals: list[int]
-    missing_run_ordinals: list[int]
-
-    @classmethod
-    def of(cls, cov: Coverage) -> ProviderThreadCoverage:
-        return cls(
-            provider_thread_id=strawberry.ID(cov.providerThreadId),
-            native_run_ordinals=list(cov.native),
-            handoff_ids=[strawberry.ID(h) for h in cov.handoffIds],
-            covered_run_ordinals=list(cov.covered),
-            missing_run_ordinals=list(cov.missing),
-        )
 
 
 @strawberry.type
@@ -662,18 +361,6 @@ class ProviderThread(NodeView[models.ProviderThreadNode]):
         # This provider thread as the coverage read found it (its ranges are current there).
         pt = state.provider_thread(self.node.id) or self.node
         return compute_coverage(pt, state.history, state.handoffs)
-
-
-@strawberry.type
-class OrdinalRange:
-    from_: int = strawberry.field(name="from")
-    to: int
-
-
-@strawberry.type
-class HandoffSection:
-    title: str
-    lines: list[str]
 
 
 @strawberry.type
@@ -818,47 +505,6 @@ class ContextTransfer(NodeView[models.TransferNode]):
     resolved_provider_thread = to_one("ProviderThread", "resolvedProviderThreadId")
     handoff = to_one("ContextHandoff", "handoffId")
     consumed_by = to_one("Run", "consumedByRunId")
-
-
-def loaders(info: Info, as_of: Instant | None) -> Loaders:
-    """The request's loaders for now, or for the instant an answer is about."""
-    return info.context.loaders_at(as_of)
-
-
-async def by_id(
-    info: Info, kind: type[V], ident: str | None, as_of: Instant | None = None
-) -> V | None:
-    """The `kind` with this id as it was at `as_of` (now: None), or None."""
-    found: V | None = await _by_name(info, kind.__name__, ident, as_of)
-    return found
-
-
-async def _by_name(info: Info, target: str, ident: str | None, as_of: Instant | None) -> Any:
-    if ident is None:
-        return None
-    kind = KINDS[target]
-    found = await kind.loader(loaders(info, as_of)).load(ident)
-    return kind.of(found, as_of) if found is not None else None
-
-
-async def read_back(info: Info, answer: Awaitable[T]) -> T:
-    """A mutation's answer, read after its transaction committed, with fresh loaders.
-
-    Should Neo4j fail now, the error must not suggest that nothing happened: the change
-    was made (`outcome: COMMITTED`); only its answer is missing.
-    """
-    info.context.loaders.clear()
-    try:
-        return await answer
-    except ThreadlineError as error:
-        if error.code is not ErrorCode.UNAVAILABLE or "outcome" in error.extensions:
-            raise  # not Neo4j gone, or an error that says already what was done
-        raise ThreadlineError(
-            ErrorCode.UNAVAILABLE,
-            "The change was made, but the graph database went away before its result could "
-            "be read back; read it again (a retry with the same commandId answers it).",
-            outcome="COMMITTED",
-        ) from error
 
 
 async def required(value: Awaitable[T | None]) -> T:
