@@ -56,6 +56,7 @@ from api.process import collector, logs, orphans, telemetry
 from api.process.telemetry import Telemetry
 from api.services import Services, SocketSlots
 from api.settings import Settings
+from graph import migrations
 from graph.errors import ThreadlineError
 from graph.store import Store
 from resolvers.handoffs import tokenizer
@@ -313,7 +314,7 @@ def create_app(
         owned = store is None
         active = store or connect_store(settings)
         say("migrating the schema")
-        await active.migrate()
+        await migrations.migrate(active)
         rehearsing = Caller(
             warm_up.WORKSPACE,
             providers,
@@ -321,14 +322,14 @@ def create_app(
             settings.summary_policy(),
             context=settings.context_policy(),
         )
-        active.rehearsal = warm_up.rehearsal(rehearsing)
+        active.warm_up.rehearsal = warm_up.rehearsal(rehearsing)
         if settings.warm_up_family:
-            active.family = warm_up.family(rehearsing)
-        active.reading_rehearsal = lambda: loaders.rehearse_reads(
+            active.warm_up.family = warm_up.family(rehearsing)
+        active.warm_up.reading_rehearsal = lambda: loaders.rehearse_reads(
             active, warm_up.WORKSPACE, warm_up.HOT_AFTER
         )
         say("warming up: planning every statement on Neo4j once")
-        active.start_warm_up()
+        active.warm_up.start()
         # The tokenizer's vocabulary takes about a second to load: not on a request's time.
         await asyncio.to_thread(tokenizer.warm)
         if traces is not None:
@@ -385,9 +386,9 @@ def create_app(
             if ended:
                 reason += f" The managed Neo4j {ended}: start it with `threadline neo4j start`."
             return JSONResponse({"status": "unavailable", "reason": reason}, status_code=503)
-        if not store.warm:
-            store.start_warm_up()
-        if not store.serving:
+        if not store.warm_up.done:
+            store.warm_up.start()
+        if not store.warm_up.serving:
             reason = (
                 "Neo4j answers; its query plans are being prepared, which a freshly started "
                 "Neo4j does once (until then the first requests would be slow)."

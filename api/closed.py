@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 from graph import gates
 from graph.errors import being_restored
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 
 
 class ClosedWorkspaces:

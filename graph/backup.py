@@ -31,7 +31,8 @@ from graph import gates, snapshot
 from graph.errors import ThreadlineError, being_restored
 from graph.snapshot import Counts, Header
 from graph.staging import Pass, Sink, Staging
-from graph.store import Row, Store, Tx
+from graph.store import Store
+from graph.tx import Row, Tx
 
 T = TypeVar("T")
 P = ParamSpec("P")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from graph.errors import being_restored
-from graph.store import Tx
+from graph.tx import Tx
 
 SLOTS = 256
 # How long an API process may go on trusting what it last read of the workspaces restores

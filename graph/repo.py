@@ -43,7 +43,7 @@ from graph.models import (
 )
 from graph.plan import CommandId, NodeChange, Receipt, WritePlan
 from graph.ranges import Ranges
-from graph.store import Row, Tx
+from graph.tx import Row, Tx
 
 N = TypeVar("N")
 M = TypeVar("M", bound=BaseModel)

@@ -32,10 +32,11 @@ from typing import Any
 
 from neo4j.exceptions import DriverError, Neo4jError
 
-from graph import gates, queries, snapshot
+from graph import gates, migrations, queries, snapshot
 from graph.errors import ThreadlineError
 from graph.snapshot import Counts, Header, SnapshotError
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 
 BATCH_ROWS = 1000
 # A batch also ends at this much snapshot text: nodes differ in size by a thousandfold
@@ -116,7 +117,7 @@ async def restore(
     first = next(text, "")
     records = snapshot.read(chain([first], text), queries.schema_version())
     target = as_workspace or records.header.workspace
-    await store.migrate()
+    await migrations.migrate(store)
     batches = _Batches(store, target, timeout_s)
     held = await batches.close(identity(first))
     if held.line:
@@ -135,7 +136,7 @@ async def restore(
     except (Neo4jError, DriverError, ThreadlineError, OSError) as error:
         raise RestoreStoppedError(target, error) from error
     say(Step("opened", loader.counts))
-    await store.migrate()
+    await migrations.migrate(store)
     return records.header, target, loader.counts
 
 

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
-import re
-import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -34,34 +31,27 @@ from neo4j import (
     AsyncGraphDatabase,
     AsyncManagedTransaction,
     AsyncSession,
-    AsyncTransaction,
     NotificationDisabledClassification,
     unit_of_work,
 )
 from neo4j.exceptions import ConstraintError, DriverError, Neo4jError
-from opentelemetry.trace import SpanKind, Tracer
+from opentelemetry.trace import Tracer
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
     retry_if_exception,
-    retry_if_result,
     wait_fixed,
 )
 
 from graph import queries
 from graph.errors import ErrorCode, ThreadlineError, weightier
+from graph.tx import Tx
+from graph.warm_up import WarmUp
 
 T = TypeVar("T")
-Row = dict[str, Any]
 TxWork = Callable[["Tx"], Awaitable[T]]
 
 RETRY_WAIT_S = 0.2
-WARM_UP_LANES = 2
-# One statement's planning on a cold server on a busy machine can take seconds; no request
-# waits on it, and a statement that still fails is tried again on the next pass.
-WARM_UP_STATEMENT_S = 30.0
-WARM_UP_PASS_WAIT_S = 1.0
-PARAMETER = re.compile(r"\$(\w+)")
 log = logging.getLogger("threadline.store")
 # Time kept back from a deadline to answer the client after the last attempt gives up
 # (room for an event loop that is busy with other requests, as under an outage).
@@ -79,118 +69,12 @@ def deadline_in(seconds: float) -> Iterator[None]:
         _deadline.reset(token)
 
 
-REHEARSAL_S = 120.0  # planning on a cold server takes seconds; no request waits on it
-
-
-class Tx:
-    """A managed transaction that runs named queries and counts round trips."""
-
-    def __init__(self, tx: AsyncManagedTransaction | AsyncTransaction, store: Store) -> None:
-        self._tx = tx
-        self._store = store
-        # The slot of its workspace's write gate this transaction passes, once it has
-        # (graph/gates.py): the same slot for every statement of one transaction.
-        self.gate_slot: int | None = None
-        self.gated = False
-        # A process's own housekeeping (Store.read(counted=False)) is no request's cost.
-        self.counted = True
-
-    async def rows(self, name: str, **params: Any) -> list[Row]:
-        return await self._run(name, queries.load(name), params)
-
-    async def bounded_rows(self, name: str, hops: int, **params: Any) -> list[Row]:
-        """A named query with a variable-length hop bound (see queries.with_hops)."""
-        return await self._run(name, queries.with_hops(name, hops), params)
-
-    async def sectioned_rows(self, name: str, **params: Any) -> list[Row]:
-        """A named query of sections (queries.trimmed) with only those whose list parameter
-        is not empty; the empty lists are not sent."""
-        used = {key: value for key, value in params.items() if value != []}
-        return await self._run(name, queries.trimmed(name, used), used)
-
-    async def _run(self, name: str, text: str, params: dict[str, Any]) -> list[Row]:
-        """Every statement a request sends passes here: counted, and traced when the
-        store has a tracer (only while traces are exported: api/process/telemetry.py)."""
-        self._store.round_trips += 1 if self.counted else 0
-        self._store.remember_shape(name, text, params)
-        await self._store.planned(name, text, params)
-        tracer = self._store.tracer
-        if tracer is None or not self.counted:  # housekeeping is no request's statement
-            return await self._fetch(text, params)
-        attributes = self._store.span_attributes(name, params)
-        with tracer.start_as_current_span(
-            f"{name}.cypher", kind=SpanKind.CLIENT, attributes=attributes
-        ):
-            return await self._fetch(text, params)
-
-    async def _fetch(self, text: str, params: dict[str, Any]) -> list[Row]:
-        result = await self._tx.run(text, params)
-        return [dict(record) async for record in result]
-
-    async def stream(self, name: str, **params: Any) -> AsyncIterator[Row]:
-        """A named query's rows one at a time, as the driver fetches them in batches:
-        memory stays constant however many rows it answers."""
-        self._store.round_trips += 1 if self.counted else 0
-        result = await self._tx.run(queries.load(name), params)
-        async for record in result:
-            yield dict(record)
-
-    async def row(self, name: str, **params: Any) -> Row | None:
-        found = await self.rows(name, **params)
-        return found[0] if found else None
-
-
-class _RehearsalTx(Tx):
-    """The warm-up's transaction (`Store._rolled_back`), uncounted. Neo4j plans a statement
-    apart for a transaction that has written and for one that has not: each statement also
-    runs in a transaction of its own, rolled back, as a command's first statement does,
-    with every string replaced by another of its length (the plan depends on lengths, not
-    values), so that it never waits on a key this transaction has written."""
-
-    async def _run(self, name: str, text: str, params: dict[str, Any]) -> list[Row]:
-        self._store.remember_shape(name, text, params)
-        await self._store._alone(text, _disguised(params), REHEARSAL_S)
-        return await self._fetch(text, params)
-
-
-def _disguised(value: Any) -> Any:
-    if isinstance(value, str):
-        return secrets.token_hex(len(value))[: len(value)]
-    if isinstance(value, list):
-        return [_disguised(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _disguised(item) for key, item in value.items()}
-    return value
-
-
-class GraphTooNewError(RuntimeError):
-    """The graph was migrated by a newer Threadline than this one."""
-
-    def __init__(self, graph: int, code: int) -> None:
-        super().__init__(
-            f"The graph is at schema version {graph}, newer than this Threadline's "
-            f"schema version {code}: run a Threadline of schema version {graph} or newer "
-            "(or restore a backup taken before the upgrade into an empty database)."
-        )
-        self.graph = graph
-        self.code = code
-
-
 class _Transient(Exception):
     """An attempt that may succeed if made again."""
 
     def __init__(self, error: ThreadlineError) -> None:
         super().__init__(error.message)
         self.error = error
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A statement the warm-up plans: with the parameters requests ran it with (`real`),
-    or with null ones."""
-
-    text: str
-    real: bool
 
 
 @dataclass
@@ -220,22 +104,8 @@ class Store:
         self._database = database
         self._timeout_s = timeout_s
         self._bookmarks = AsyncGraphDatabase.bookmark_manager()
-        self._warming: asyncio.Task[None] | None = None
-        self.warm = False  # every served statement has been planned since Neo4j last started
-        # Statements as requests ran them, each with its first parameters disguised: the
-        # plans Neo4j loses when it restarts, and the warm-up makes again first.
-        self._shapes: dict[str, dict[str, Any]] = {}
-        self._prepared: set[Prepared] = set()  # planned since Neo4j last answered
-        self._planning: dict[Prepared, asyncio.Task[None]] = {}  # being planned, once each
-        self._left_when_stopped = -1
         self.round_trips = 0
-        # Commands rehearsed at warm-up, rolled back (api/commands/warm_up.py).
-        self.rehearsal: Callable[[Tx], Awaitable[None]] | None = None
-        # Reads a request's answer makes, rehearsed after it (outside its transaction).
-        self.reading_rehearsal: Callable[[], Awaitable[None]] | None = None
-        # Written (committed) once, before anything is planned: api/commands/warm_up.py.
-        self.family: Callable[[Tx], Awaitable[bool]] | None = None
-        self._warmed_once = False
+        self.warm_up = WarmUp(self)
         # A span per statement while set (api/process/telemetry.py); None costs nothing.
         self.tracer: Tracer | None = None
 
@@ -279,10 +149,7 @@ class Store:
         return cls(driver, database, timeout_s)
 
     async def close(self) -> None:
-        background = [*self._planning.values(), *([self._warming] if self._warming else [])]
-        for task in background:
-            task.cancel()
-        await asyncio.gather(*background, return_exceptions=True)
+        await self.warm_up.stop()
         await self._driver.close()
 
     async def read(self, work: TxWork[T], *, counted: bool = True) -> T:
@@ -298,231 +165,16 @@ class Store:
     async def ping(self) -> None:
         """Raise UNAVAILABLE unless the database answers a query, at once: no retries."""
         try:
-            async with asyncio.timeout(self._timeout_s), self._session() as session:
+            async with asyncio.timeout(self._timeout_s), self.session() as session:
                 self.round_trips += 1
                 result = await session.run(queries.load("health/ping"))
                 row = await result.single()
         except (DriverError, Neo4jError, OSError, TimeoutError) as error:
             self._forget_bookmarks()
-            self._replan()
+            self.warm_up.replan()
             raise _unanswered(error, self._timeout_s) from error
         if row is None or row.get("one") != 1:
             raise ThreadlineError(ErrorCode.UNAVAILABLE, "Neo4j answered ping unexpectedly.")
-
-    @property
-    def serving(self) -> bool:
-        """Whether requests should come here (what /readyz says once Neo4j answers).
-
-        Not before the first warm-up has ended, so a new service is not slow to its first
-        clients. After an outage, at once: the warm-up runs again behind the requests, as
-        holding every request back until it ends kept the API away for half a minute on a
-        busy machine (docs/SCALING.md).
-        """
-        return self._warmed_once
-
-    def start_warm_up(self) -> None:
-        """Prepare every statement the service runs, in the background, unless that is
-        done or under way.
-
-        A freshly started Neo4j plans and compiles each statement on its first run, which
-        takes from a few hundred milliseconds to seconds per statement: without this, the
-        first requests after a start or a restart are slow for many seconds. Each one runs
-        once, with no parameters, in a transaction that is rolled back; on the first
-        warm-up, `rehearsal` then plans the commands a client sends first with their real
-        parameter shapes. The warm-up goes on in passes until every statement is planned:
-        what a pass planned is kept until a connection fails (`_replan`).
-        """
-        if not self.warm and (self._warming is None or self._warming.done()):
-            # In a context of its own: it serves no request, though one may start it.
-            self._warming = asyncio.create_task(self._warm(), context=contextvars.Context())
-
-    def _forget_bookmarks(self) -> None:
-        """Start causal chaining afresh. Neo4j may have come back restored from an older
-        dump: a bookmark naming a transaction it will never have makes every transaction
-        wait for it, until the request gives up, forever. On one server nothing is lost:
-        a committed write is visible to every later transaction without a bookmark."""
-        self._bookmarks = AsyncGraphDatabase.bookmark_manager()
-
-    def _replan(self) -> None:
-        """Neo4j may be restarting, to come back with nothing planned: plan everything
-        again as soon as it answers (a plan Neo4j still has takes milliseconds)."""
-        self.warm = False
-        self._prepared.clear()
-        self.start_warm_up()
-
-    async def planned(self, name: str, text: str, params: dict[str, Any]) -> None:
-        """Until the warm-up has planned every statement, a request's statement is planned
-        by whoever needs it first, and the others wait for that plan (`_plan_once`).
-
-        Neo4j does not share a plan in the making: side by side, every request that needs
-        the statement plans it itself. After a restart a command's write statement takes
-        seconds to plan on a cold server, and planned by every waiting request at once it
-        kept the first write away for 10-20 s (docs/SCALING.md, "After Neo4j restarts").
-        """
-        if self.warm or not queries.is_served(name):
-            return
-        each = Prepared(text, real=True)
-        if each not in self._prepared:
-            await self._plan_once(each, _disguised(params), WARM_UP_STATEMENT_S)
-
-    async def _plan_once(self, each: Prepared, params: dict[str, Any], timeout_s: float) -> None:
-        """Plan `each` (`_alone`), or wait for the planning already under way. The planning
-        outlives a waiter that gives up (its deadline), for the next one to find done."""
-        task = self._planning.get(each)
-        if task is None:
-            planning = self._alone(each.text, params, timeout_s)
-            task = asyncio.create_task(planning, context=contextvars.Context())
-            self._planning[each] = task
-            task.add_done_callback(lambda done: self._planned(each, done))
-        await asyncio.shield(task)
-
-    def _planned(self, each: Prepared, task: asyncio.Task[None]) -> None:
-        del self._planning[each]
-        if not task.cancelled() and task.exception() is None:
-            self._prepared.add(each)
-
-    async def warm_up(self) -> None:
-        """`start_warm_up`, waiting until it is done."""
-        self.start_warm_up()
-        if self._warming is not None:
-            await asyncio.shield(self._warming)
-
-    async def _warm(self) -> None:
-        passes = AsyncRetrying(
-            retry=retry_if_result(lambda done: not done), wait=wait_fixed(WARM_UP_PASS_WAIT_S)
-        )
-        await passes(self._warm_pass)
-        self.warm = self._warmed_once = True
-
-    def remember_shape(self, name: str, text: str, params: dict[str, Any]) -> None:
-        """Neo4j keys a plan by the statement and the shape of its parameters: the first
-        shape a served statement is run with is the one a warm-up after a restart plans
-        again (with its strings disguised, so it matches no one's data)."""
-        if text not in self._shapes and queries.is_served(name):
-            self._shapes[text] = _disguised(params)
-
-    def _to_prepare(self) -> list[Prepared]:
-        """Statements as requests ran them first, so that they are ready soonest after a
-        restart; then every statement with null parameters, for those not run yet."""
-        shaped = [Prepared(text, real=True) for text in self._shapes]
-        nulls = [Prepared(text, real=False) for text in queries.served_statements()]
-        return [each for each in [*shaped, *nulls] if each not in self._prepared]
-
-    async def _warm_pass(self) -> bool:
-        """Plan what is not planned yet; True once every statement is."""
-        lanes = asyncio.Semaphore(WARM_UP_LANES)
-
-        async def prepare(each: Prepared) -> None:
-            params = self._shapes[each.text] if each.real else _null_parameters(each.text)
-            async with lanes:
-                if each not in self._prepared:  # a request may have planned it meanwhile
-                    await self._plan_once(each, params, WARM_UP_STATEMENT_S)
-
-        try:
-            if self.family is not None and not self._warmed_once:
-                await self._write_family(self.family)
-                self.family = None  # written (or found): not again in this process
-            pending = self._to_prepare()
-            outcomes = await asyncio.gather(*map(prepare, pending), return_exceptions=True)
-            failed = [outcome for outcome in outcomes if isinstance(outcome, BaseException)]
-            if failed:
-                raise failed[0]
-            # Only before the first readiness, when nothing is served yet. After an outage
-            # requests are flowing, and the shapes they ran are planned above.
-            if self.rehearsal is not None and not self._warmed_once:
-                await self._rolled_back(self.rehearsal)
-            if self.reading_rehearsal is not None and not self._warmed_once:
-                await self._rehearse_reads(self.reading_rehearsal)
-        except (DriverError, OSError) as error:
-            left = len(self._to_prepare())
-            # Once per change, not once a second while Neo4j stays down.
-            level = logging.DEBUG if left == self._left_when_stopped else logging.INFO
-            self._left_when_stopped = left
-            log.log(level, "warm-up pass stopped with %d statements to plan: %r", left, error)
-            return False
-        return True
-
-    async def _write_family(self, work: Callable[[Tx], Awaitable[bool]]) -> None:
-        """The warm-up family, committed when `work` writes it; then the plans made on the
-        empty graph meanwhile are dropped (api/commands/warm_up.py says why)."""
-        async with asyncio.timeout(REHEARSAL_S), self._session() as session:
-            tx = await session.begin_transaction(timeout=REHEARSAL_S)
-            try:
-                written = await work(Tx(tx, self))
-                await tx.commit()
-            except (Neo4jError, ThreadlineError) as error:
-                log.warning("warm-up family not written: %s", error)
-                return
-            finally:
-                await tx.close()
-            if written:
-                await (await session.run(queries.load("maintenance/clear_query_caches"))).consume()
-
-    async def _rehearse_reads(self, reads: Callable[[], Awaitable[None]]) -> None:
-        """The answers' reads (`reading_rehearsal`): a failure stops them, not the warm-up,
-        as with the rehearsal (a connection lost is the pass's to retry)."""
-        try:
-            await reads()
-        except (Neo4jError, ThreadlineError) as error:
-            log.warning("warm-up reads stopped: %s", error)
-
-    async def _rolled_back(self, work: Callable[[Tx], Awaitable[None]]) -> None:
-        """`work` in a write transaction that is always rolled back. Neo4j keys a cached plan
-        by the statement and the shape of its parameters (null or not, the size of a list
-        by bucket), so a plan made with null parameters is made again, at 0.4 s or more,
-        for the first real call; statements run by `work` are planned as commands use them.
-        """
-        async with asyncio.timeout(REHEARSAL_S), self._session() as session:
-            tx = await session.begin_transaction(timeout=REHEARSAL_S)
-            try:
-                await work(_RehearsalTx(tx, self))
-            except (Neo4jError, ThreadlineError) as error:
-                log.warning("warm-up rehearsal stopped: %s", error)
-            finally:
-                await tx.close()  # rolls back: nothing is written
-
-    async def _alone(self, text: str, params: dict[str, Any], timeout_s: float) -> None:
-        """`text` planned and run in a transaction of its own that is rolled back."""
-        async with asyncio.timeout(timeout_s), self._session() as session:
-            tx = await session.begin_transaction(timeout=timeout_s)
-            try:
-                await (await tx.run(text, params)).consume()
-            except Neo4jError:
-                pass  # planned and compiled all the same; the parameters are not data
-            finally:
-                await tx.close()  # rolls back: nothing is written
-
-    async def migrate(self) -> int:
-        """Apply every schema statement (idempotent) and record the code's schema version.
-        Returns how many statements ran. A graph whose recorded version is newer than the
-        code's is refused before anything runs (GraphTooNewError)."""
-        code = queries.schema_version()
-        try:
-            found = await self.graph_version()
-            if found > code:
-                raise GraphTooNewError(found, code)
-            statements = queries.schema_statements()
-            async with self._session() as session:
-                for statement in statements:
-                    self.round_trips += 1
-                    await session.run(statement)
-                self.round_trips += 1
-                await session.run(queries.load("migration/record"), {"version": code})
-        except DriverError as error:
-            raise _unavailable(error) from error
-        return len(statements)
-
-    async def graph_version(self) -> int:
-        """The schema version the graph records; 0 when it records none."""
-        async with self._session() as session:
-            self.round_trips += 1
-            row = await (await session.run(queries.load("migration/version"))).single()
-        return int(row["version"]) if row is not None and row["version"] is not None else 0
-
-    async def pending_migrations(self) -> list[queries.Migration]:
-        """The migrations newer than the graph's recorded schema version."""
-        found = await self.graph_version()
-        return [migration for migration in queries.migrations() if migration.version > found]
 
     async def long(self, work: TxWork[T], *, write: bool, timeout_s: float, keep: bool = True) -> T:
         """`work` in one explicit transaction of up to `timeout_s`, never retried: for a
@@ -548,9 +200,16 @@ class Store:
             raise _conflict(error) from error
         except (DriverError, OSError) as error:
             self._forget_bookmarks()
-            raise _unavailable(error) from error
+            raise unavailable(error) from error
 
-    def _session(self) -> AsyncSession:
+    def _forget_bookmarks(self) -> None:
+        """Start causal chaining afresh. Neo4j may have come back restored from an older
+        dump: a bookmark naming a transaction it will never have makes every transaction
+        wait for it, until the request gives up, forever. On one server nothing is lost:
+        a committed write is visible to every later transaction without a bookmark."""
+        self._bookmarks = AsyncGraphDatabase.bookmark_manager()
+
+    def session(self) -> AsyncSession:
         # One bookmark manager per store: read-your-writes across sessions, also on clusters.
         return self._driver.session(database=self._database, bookmark_manager=self._bookmarks)
 
@@ -601,7 +260,7 @@ class Store:
             return result
 
         try:
-            async with asyncio.timeout(budget), self._session() as session:
+            async with asyncio.timeout(budget), self.session() as session:
                 with _pipelined_begin(session):
                     if write:
                         return await session.execute_write(in_tx)
@@ -616,7 +275,7 @@ class Store:
             if _may_have_restarted(error):
                 self._forget_bookmarks()
             if isinstance(error, DriverError | OSError):
-                self._replan()
+                self.warm_up.replan()
             if write and state.committing:
                 unknown = tries.seen(_outcome_unknown(error))
                 if not idempotent:
@@ -645,15 +304,11 @@ def _may_have_restarted(error: BaseException) -> bool:
     return isinstance(error, DriverError | OSError | TimeoutError)
 
 
-def _null_parameters(text: str) -> dict[str, None]:
-    return dict.fromkeys(PARAMETER.findall(text))
-
-
 def _out_of_time(state: RetryCallState, deadline: float) -> bool:
     return time.monotonic() + RETRY_WAIT_S >= deadline - ANSWER_MARGIN_S
 
 
-def _unavailable(error: BaseException) -> ThreadlineError:
+def unavailable(error: BaseException) -> ThreadlineError:
     return ThreadlineError(
         ErrorCode.UNAVAILABLE,
         f"The graph database is unavailable ({type(error).__name__}); nothing was written; retry.",
@@ -685,7 +340,7 @@ def _outcome_unknown(error: BaseException) -> ThreadlineError:
 
 def _unanswered(error: BaseException, timeout_s: float) -> ThreadlineError:
     """UNAVAILABLE, said one way for a request bound that ran out, whichever side noticed."""
-    return _timed_out(timeout_s) if isinstance(error, TimeoutError) else _unavailable(error)
+    return _timed_out(timeout_s) if isinstance(error, TimeoutError) else unavailable(error)
 
 
 def _timed_out(timeout_s: float) -> ThreadlineError:

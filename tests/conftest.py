@@ -13,6 +13,7 @@ import pytest
 from hypothesis import settings
 
 from api.settings import Settings, test_neo4j
+from graph import migrations
 from graph.console import readonly
 from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
@@ -111,8 +112,8 @@ def neo4j_uri(neo4j_server: LocalNeo4j | None) -> str:
 @pytest.fixture(scope="session")
 async def store(neo4j_uri: str) -> AsyncIterator[Store]:
     store = connect_test_store(neo4j_uri)
-    await store.migrate()
-    await store.warm_up()  # every statement planned once, as a ready service has them
+    await migrations.migrate(store)
+    await store.warm_up.wait()  # every statement planned once, as a ready service has them
     yield store
     await store.close()
 

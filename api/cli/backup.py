@@ -20,9 +20,10 @@ from api.cli.target import say
 from graph import backup as snapshots
 from graph import restore as restores
 from graph.errors import ThreadlineError
+from graph.migrations import GraphTooNewError
 from graph.runtime.local_neo4j import LocalNeo4jError
 from graph.snapshot import Counts, Header, SnapshotError, check_complete
-from graph.store import GraphTooNewError, Store
+from graph.store import Store
 
 T = TypeVar("T")
 TIMEOUT = typer.Option(3600.0, "--timeout-s", help="Bound of each transaction.")

@@ -17,8 +17,8 @@ import typer
 from api.cli import checked
 from api.cli.checked import settings as checked_settings
 from graph.errors import ThreadlineError
+from graph.migrations import GraphTooNewError
 from graph.runtime.local_neo4j import LocalNeo4jError
-from graph.store import GraphTooNewError
 
 if TYPE_CHECKING:
     from api.auth import Principal

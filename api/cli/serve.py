@@ -15,6 +15,7 @@ from api.cli.checked import settings as checked_settings
 from api.cli.managed_neo4j import start
 from api.process.logs import logging_config
 from api.settings import Settings
+from graph import migrations
 from graph.errors import ThreadlineError
 from graph.runtime.ports import is_free
 from graph.store import Store
@@ -141,7 +142,7 @@ def migrate(
     """Apply constraints, indexes and backfills (idempotent); record the schema version."""
     from api.app import connect_store
     from graph import queries
-    from graph.store import GraphTooNewError
+    from graph.migrations import GraphTooNewError
 
     async def run() -> None:
         store = connect_store(checked_settings())
@@ -149,7 +150,7 @@ def migrate(
             if check:
                 await _check(store)
             else:
-                typer.echo(f"applied {await store.migrate()} schema statements")
+                typer.echo(f"applied {await migrations.migrate(store)} schema statements")
                 typer.echo(f"schema version {queries.schema_version()}")
         finally:
             await store.close()
@@ -163,12 +164,12 @@ def migrate(
 
 async def _check(store: Store) -> None:
     from graph import queries
-    from graph.store import GraphTooNewError
+    from graph.migrations import GraphTooNewError
 
-    graph, code = await store.graph_version(), queries.schema_version()
+    graph, code = await migrations.graph_version(store), queries.schema_version()
     if graph > code:
         raise GraphTooNewError(graph, code)
-    pending = await store.pending_migrations()
+    pending = await migrations.pending(store)
     typer.echo(f"graph schema version {graph}, this Threadline's {code}")
     for migration in pending:
         typer.echo(f"pending: {migration.version:03d}_{migration.name}")
@@ -187,7 +188,7 @@ def _refuse_newer_graph(settings: Settings) -> None:
     async def graph_version() -> int:
         store = connect_store(settings)
         try:
-            return await store.graph_version()
+            return await migrations.graph_version(store)
         finally:
             await store.close()
 

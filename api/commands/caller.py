@@ -12,7 +12,7 @@ from typing import TypeVar, Unpack
 from graph import gates, repo
 from graph.errors import being_restored, not_found
 from graph.models import HandoffNode, RunNode, SummarySource, ThreadState
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
 from resolvers.handoffs import sources as summary_sources

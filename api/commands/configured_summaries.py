@@ -32,7 +32,8 @@ from graph import repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import HandoffNode, ThreadState
 from graph.plan import CommandId
-from graph.store import Store, Tx, deadline_in
+from graph.store import Store, deadline_in
+from graph.tx import Tx
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
 from resolvers.handoffs.requests import SummaryRequest, SummaryResult

@@ -10,7 +10,7 @@ from api.commands.runs import start_decision
 from graph import events, repo
 from graph.errors import not_found
 from graph.models import HandoffNode, RunDigest, ThreadState, TransferNode
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers.handoffs import preparing
 from resolvers.handoffs import replacement as handoff_plans
 from resolvers.handoffs.budget import refitted

@@ -7,7 +7,7 @@ from api.commands.receipts import Written
 from graph import repo
 from graph.errors import conflict
 from graph.models import SessionFormat
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers.imports import plan as imports
 from resolvers.imports.plan import Earlier, Imported
 

@@ -14,7 +14,7 @@ from api.commands.runs import run_in_progress
 from graph import repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import ProviderLimitNode, RunItem
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers import limits
 from resolvers import runs as run_plans
 from resolvers.content import Content

@@ -10,7 +10,7 @@ from api.commands.runs import run_in_progress
 from graph import repo
 from graph.errors import invalid, not_found
 from graph.models import NamedRun, ThreadNode, ThreadState, TransferNode
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers.lineage import plans as lineage_plans
 from resolvers.lineage import points
 

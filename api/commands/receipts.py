@@ -21,7 +21,8 @@ from pydantic import TypeAdapter, ValidationError
 from graph import repo
 from graph.errors import ThreadlineError, conflict, invalid
 from graph.plan import CommandId, Receipt, WritePlan
-from graph.store import Row, Store, Tx
+from graph.store import Store
+from graph.tx import Row, Tx
 
 T = TypeVar("T")
 

@@ -22,7 +22,7 @@ from graph.models import (
     ThreadState,
     UsageReport,
 )
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers import limits
 from resolvers import runs as run_plans
 from resolvers.handoffs import configured as summary_plans

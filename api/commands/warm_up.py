@@ -29,7 +29,7 @@ from api.commands.receipts import Written
 from graph import repo
 from graph.models import HistoryMode, RunItem, RunItemKind, UsageReport
 from graph.plan import CommandId, Receipt
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers.start.decision import StartRequest
 from resolvers.start.plan import StartOutcome
 

@@ -17,7 +17,8 @@ from api.graphql.loaders import Loaders
 from api.services import Services
 from api.settings import Settings
 from graph.plan import CommandId
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from resolvers.past.as_of import Instant
 from resolvers.providers import ProviderRegistry
 from resolvers.start.plan import StartOutcome

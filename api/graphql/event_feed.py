@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from graph import repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import EventNode
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 
 log = logging.getLogger("threadline.events")
 PAGE = 100

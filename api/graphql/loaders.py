@@ -32,7 +32,8 @@ from graph.models import (
     TransferNode,
 )
 from graph.ranges import Ranges
-from graph.store import Row, Store, Tx
+from graph.store import Store
+from graph.tx import Row, Tx
 from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.quality import assess
 from resolvers.limits import limit_of

@@ -13,7 +13,7 @@ from api.commands.caller import Caller
 from api.commands.receipts import Written
 from api.graphql.context import Info
 from graph.errors import ErrorCode, ThreadlineError
-from graph.store import Tx
+from graph.tx import Tx
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -50,7 +50,7 @@ from api.graphql.values import (
 from graph import models, repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers.coverage import Coverage
 from resolvers.coverage import coverage as compute_coverage
 from resolvers.handoffs.written import entries_of

@@ -30,7 +30,7 @@ from api.graphql.nodes import ContextHandoff, ContextTransfer, ProviderThread, R
 from api.graphql.providers import Provider, ProviderLimit
 from graph import models, repo
 from graph.errors import invalid
-from graph.store import Tx
+from graph.tx import Tx
 from resolvers import search as searching
 from resolvers.lineage.plans import MergeBackOutlook
 from resolvers.past.replay import Explained, explained

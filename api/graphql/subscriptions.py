@@ -13,7 +13,7 @@ from api.graphql.context import Info
 from api.graphql.from_models import described
 from graph import repo
 from graph.errors import invalid, not_found
-from graph.store import Tx
+from graph.tx import Tx
 
 Info = Info
 

@@ -202,7 +202,7 @@ class Gateway:
         document parsed and validated, its code paths and statements run with the shapes
         real calls have, so that the first call an agent makes takes what later ones
         take. Reads only: nothing is written."""
-        await self._services().store.warm_up()
+        await self._services().store.warm_up.wait()
         newest = await self.run(principal, LIST_THREADS, {"first": 1, "newestFirst": True})
         edges = [] if newest.failed else newest.value["edges"]
         thread = edges[0]["node"]["id"] if edges else WARM_UP_ID
@@ -223,10 +223,10 @@ class Gateway:
         self, principal: Principal, operation: Operation, variables: Mapping[str, Any]
     ) -> Answer:
         services = self._services()
-        if self._cold_wait_s and not services.store.serving:
+        if self._cold_wait_s and not services.store.warm_up.serving:
             with contextlib.suppress(TimeoutError):  # then as any call: on the request's bound
                 async with asyncio.timeout(self._cold_wait_s):
-                    await services.store.warm_up()
+                    await services.store.warm_up.wait()
         context = Context(services, principal=principal, path="/mcp")
         result = await self._schema.execute(
             operation.document, variable_values=dict(variables), context_value=context

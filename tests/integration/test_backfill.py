@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.store import Store, Tx
+from graph import migrations
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import COVERAGE, new_thread, run_once
 
@@ -41,5 +43,5 @@ async def test_backfill_restores_what_was_kept(gql: GraphQLClient, store: Store)
         await tx.rows("testing/forget_maintained")
 
     await store.write(forget)
-    await store.migrate()
+    await migrations.migrate(store)
     assert await answers(gql, thread) == before

@@ -20,11 +20,13 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from api.cli import app
-from graph import queries
+from graph import migrations, queries
 from graph import restore as restores
+from graph.migrations import GraphTooNewError
 from graph.runtime.ports import free_ports
 from graph.snapshot import SnapshotError, canonical
-from graph.store import GraphTooNewError, Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient, make_app_client, wipe
 from tests.support.managed import cli_env
 from tests.support.snapshots import FIXTURES, TIMEOUT_S, canonical_export, export, token_for
@@ -75,8 +77,8 @@ async def test_every_committed_snapshot_restores_and_upgrades_with_nothing_lost(
 ) -> None:
     held = canonical(lines(committed))
     workspace = await restore(clean_store, lines(committed))
-    await clean_store.migrate()
-    assert await clean_store.pending_migrations() == []
+    await migrations.migrate(clean_store)
+    assert await migrations.pending(clean_store) == []
 
     now = await canonical_export(clean_store, workspace)
     assert tally(now) == tally(held)
@@ -180,7 +182,7 @@ async def test_the_cli_backs_up_restores_and_refuses_in_one_line(
 
 
 async def test_migrate_check_lists_what_is_pending(clean_store: Store, neo4j_uri: str) -> None:
-    await clean_store.migrate()
+    await migrations.migrate(clean_store)
     done = await cli(neo4j_uri, "migrate", "--check")
     assert done.exit_code == 0, done.output
     assert "no pending migrations" in done.output
@@ -195,18 +197,18 @@ async def test_migrate_check_lists_what_is_pending(clean_store: Store, neo4j_uri
 
     applied = await cli(neo4j_uri, "migrate")
     assert applied.exit_code == 0, applied.output
-    assert await clean_store.graph_version() == queries.schema_version()
+    assert await migrations.graph_version(clean_store) == queries.schema_version()
 
 
 async def test_a_threadline_older_than_its_graph_is_refused(
     clean_store: Store, neo4j_uri: str
 ) -> None:
     code = queries.schema_version()
-    await clean_store.migrate()
+    await migrations.migrate(clean_store)
     await set_graph_version(clean_store, code + 1)
     try:
         with pytest.raises(GraphTooNewError):
-            await clean_store.migrate()
+            await migrations.migrate(clean_store)
         env = {**cli_env(neo4j_uri), "THREADLINE_PORT": str(free_ports(1)[0])}
         served = await asyncio.to_thread(CliRunner().invoke, app, ["serve"], env=env)
         assert served.exit_code == 2, served.output
@@ -219,4 +221,4 @@ async def test_a_threadline_older_than_its_graph_is_refused(
         assert f"schema version {code + 1}" in checked.output
     finally:
         await wipe(clean_store)
-        await clean_store.migrate()
+        await migrations.migrate(clean_store)

@@ -20,7 +20,8 @@ from neo4j import GraphDatabase
 from bench.bulk import BulkWriter
 from bench.families import Shape, families
 from graph import restore as restores
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.managed import cli_env
 from tests.support.snapshots import TIMEOUT_S, token_for

@@ -12,7 +12,8 @@ from api.commands.receipts import args_hash
 from graph import repo
 from graph.models import ThreadNode
 from graph.plan import CommandId, Receipt, WritePlan
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import new_thread
 

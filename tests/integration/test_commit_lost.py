@@ -12,7 +12,8 @@ from urllib.parse import urlparse
 import pytest
 
 from graph.errors import ErrorCode, ThreadlineError
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.commit_cutter import CommitCutter
 from tests.support.direct import create_thread
 from tests.support.graphql import connect_test_store

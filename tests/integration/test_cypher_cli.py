@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from graph.console import analysis, readonly
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.managed import cli_env
 from tests.support.seeded import Seeded
 

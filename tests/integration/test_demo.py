@@ -17,7 +17,8 @@ from api.cli.demo import DemoStopped, seed_demo
 from api.cli.demo_client import typed_client
 from api.settings import Settings
 from graph.runtime.ports import free_ports
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.family import Family
 from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.managed import cli, cli_env

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import COMPLETE, FORK, new_thread, start
 

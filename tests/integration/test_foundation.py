@@ -10,7 +10,9 @@ import httpx
 from api.graphql.schema import build_schema
 from api.process import collector
 from api.settings import Settings
-from graph.store import Store, Tx
+from graph import migrations
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,9 +70,9 @@ async def test_migrations_are_idempotent(store: Store) -> None:
     async def schema(tx: Tx) -> list[dict[str, object]]:
         return await tx.rows("testing/schema")
 
-    await store.migrate()
+    await migrations.migrate(store)
     first = await store.read(schema)
-    await store.migrate()
+    await migrations.migrate(store)
     assert await store.read(schema) == first
     by_name = {row["name"]: row for row in first}
     assert by_name["run_workspace_thread_ordinal"]["properties"] == [

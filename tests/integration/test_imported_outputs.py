@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from graph.store import Store, Tx
+from graph import migrations
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import start
 
@@ -94,8 +96,8 @@ async def test_sessions_imported_before_are_mended_by_migrate(
     assert not await material(gql, before["handoffs"][0]["id"], failing)
     await gql(FAIL, r=before["run"]["id"])
 
-    await store.migrate()
-    await store.migrate()  # idempotent: a second pass changes nothing
+    await migrations.migrate(store)
+    await migrations.migrate(store)  # idempotent: a second pass changes nothing
     failing = next(o for o in await items(gql, thread, "TOOL_OUTPUT") if o["attributes"])
     assert failing["key"] == f"Bash:{await run_id(gql, thread, 1)}/{failing['index']}"
     after = await start(gql, thread, "codex", "take over again")

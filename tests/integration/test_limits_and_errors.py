@@ -7,7 +7,8 @@ import strawberry
 
 from api.graphql.errors import CodedErrors
 from api.settings import Settings
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.steps import COMPLETE, new_thread, run_once
 

@@ -486,10 +486,10 @@ async def test_an_early_stdio_call_waits_for_the_first_warm_up(neo4j_uri: str) -
     gateway = app.state.gateway.waiting_for_warm_up(60.0)
     try:
         async with app.router.lifespan_context(app):
-            assert not store.serving
+            assert not store.warm_up.serving
             answer = await gateway.run(OPEN, tools.LIST_THREADS, {"first": 1})
             assert not answer.failed, answer
-            assert store.serving
+            assert store.warm_up.serving
     finally:
         await store.close()
 

@@ -12,6 +12,7 @@ import pytest
 from neo4j import GraphDatabase
 
 from api.settings import Settings
+from graph import migrations
 from graph.errors import ThreadlineError
 from graph.runtime.local_neo4j import LocalNeo4j
 from graph.store import Store
@@ -84,7 +85,7 @@ async def test_a_dump_loads_on_a_new_machine_and_over_a_database_and_neither_run
         assert probes(restored, "MATCH (p:Probe) DELETE p RETURN count(p)") == 1
         # A service that wrote here holds a bookmark the dump will not have.
         service = Store.connect(restored.uri, restored.credentials(), timeout_s=STORE_TIMEOUT_S)
-        await service.migrate()
+        await migrations.migrate(service)
         restored.stop()
         # Over a database that has changed since: the dump replaces it.
         loaded = cli(elsewhere, "neo4j", "load", str(file))

@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from graph import queries
-from graph.store import Tx
+from graph.tx import Tx
 from tests.support.graphql import connect_test_store
 
 FIND = "command/find"
@@ -17,13 +17,13 @@ FIND = "command/find"
 async def test_requests_waiting_for_one_statement_share_its_planning(neo4j_uri: str) -> None:
     store = connect_test_store(neo4j_uri)  # new: nothing planned, not warm
     planned: Counter[str] = Counter()
-    plan = store._alone
+    plan = store.warm_up.alone
 
     async def counted(text: str, params: dict[str, Any], timeout_s: float) -> None:
         planned[text] += 1
         await plan(text, params, timeout_s)
 
-    store._alone = counted  # type: ignore[method-assign]
+    store.warm_up.alone = counted  # type: ignore[method-assign]
 
     async def find(n: int) -> None:
         async def work(tx: Tx) -> None:
@@ -32,7 +32,7 @@ async def test_requests_waiting_for_one_statement_share_its_planning(neo4j_uri: 
         await store.read(work)
 
     try:
-        assert not store.warm
+        assert not store.warm_up.done
         await asyncio.gather(*(find(n) for n in range(8)))
         assert planned[queries.load(FIND)] == 1, "eight requests, one planning"
         await find(8)

@@ -51,7 +51,7 @@ async def test_readyz_follows_neo4j_without_restarting_the_api(
         assert down.status_code == 503
         assert down.json()["status"] == "unavailable"
         assert "unavailable" in down.json()["reason"]
-        assert not linked_store.warm, "a Neo4j that went away may come back with no plans"
+        assert not linked_store.warm_up.done, "a Neo4j that went away may come back with no plans"
         failed = await http.post("/graphql", json={"query": "mutation { createThread { id } }"})
         assert failed.json()["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
     finally:
@@ -59,7 +59,7 @@ async def test_readyz_follows_neo4j_without_restarting_the_api(
     # Ready as soon as Neo4j answers: a restarted Neo4j may have planned nothing, and the
     # service plans its statements again behind the requests instead of holding them.
     assert await statuses_until_ready(http) == ["ready"]
-    assert await until(lambda: linked_store.warm), "the statements were not planned again"
+    assert await until(lambda: linked_store.warm_up.done), "the statements were not planned again"
     created = await http.post("/graphql", json={"query": "mutation { createThread { id } }"})
     assert created.json()["data"]["createThread"]["id"]
 

@@ -28,10 +28,12 @@ from api.settings import Settings
 from bench.bulk import BulkWriter
 from bench.families import Shape, families
 from bench.runner import wipe
+from graph import migrations
 from graph import restore as restores
 from graph.runtime.local_neo4j import LocalNeo4j
 from graph.snapshot import canonical
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client
 from tests.support.managed import CLI_TIMEOUT_S, borrowing_jars, cli_env
 from tests.support.snapshots import TIMEOUT_S, export, token_for
@@ -82,7 +84,7 @@ def home_of_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 async def small_store(small: LocalNeo4j) -> AsyncIterator[Store]:
     store = connect_test_store(small.uri)
-    await store.migrate()
+    await migrations.migrate(store)
     yield store
     await store.close()
 

@@ -22,7 +22,8 @@ import pytest
 from api.settings import Settings
 from graph import repo
 from graph.plan import CommandId
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.commit_cutter import CommitCutter
 from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client
 from tests.support.steps import new_thread, run_once, start
@@ -212,7 +213,7 @@ async def proxied(cutter: CommitCutter, clean_store: Store) -> AsyncIterator[Gra
     try:
         settings = Settings(db_timeout_s=REQUEST_BOUND_S)
         async with make_app_client(store, settings) as http:
-            await store.warm_up()  # the cut is for the command's own commit, not a plan's
+            await store.warm_up.wait()  # the cut is for the command's own commit, not a plan's
             yield GraphQLClient(http)
     finally:
         await store.close()

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import new_thread, run_once
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient
 from tests.support.steps import ATTACH, COMPLETE, coverage_by_pt, new_thread, run_once, start
 

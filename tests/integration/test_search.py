@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from api.settings import Settings
-from graph import queries
+from graph import migrations, queries
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.steps import As, run_once, tokens_file
@@ -126,8 +126,10 @@ async def test_the_migration_builds_the_index_for_data_written_before_it(
     try:
         await gql('mutation { createThread(id: "old", title: "Written before the index") { id } }')
         await run_once(gql, "old", "codex", "an old input about sharding")
-        await clean_store.migrate()
+        await migrations.migrate(clean_store)
     finally:
-        await clean_store.migrate()  # the index back for every later test, whatever happened
+        await migrations.migrate(
+            clean_store
+        )  # the index back for every later test, whatever happened
     hits = (await gql(SEARCH, q="sharding index"))["search"]
     assert {(h["thread"]["id"], h["index"]) for h in hits} == {("old", -1), ("old", None)}

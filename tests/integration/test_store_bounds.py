@@ -12,7 +12,8 @@ import pytest
 
 from graph import queries
 from graph.errors import ErrorCode, ThreadlineError
-from graph.store import Store, Tx, deadline_in
+from graph.store import Store, deadline_in
+from graph.tx import Tx
 from tests.support.graphql import connect_test_store
 
 pytestmark = pytest.mark.timeout(120)

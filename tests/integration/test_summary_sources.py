@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from api.settings import Settings
+from graph import migrations
 from graph.models import SummarySource
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.steps import ATTACH, COMPLETE, coverage_by_pt, new_thread, run_once
 from tests.support.summaries import (
@@ -299,5 +301,5 @@ async def test_migrate_restores_the_source_of_handoffs_written_before_sources(
         await tx.rows("testing/forget_maintained")
 
     await store.write(forget)
-    await store.migrate()
+    await migrations.migrate(store)
     assert [await handoff(gql, ident) for ident in made] == before

@@ -7,7 +7,8 @@ from api.commands.caller import Caller
 from api.settings import Settings
 from graph import repo
 from graph.models import ThreadNode
-from graph.store import Store, Tx
+from graph.store import Store
+from graph.tx import Tx
 from resolvers.providers import registry_from_toml
 from resolvers.start.staleness import StalenessPolicy
 

@@ -22,7 +22,7 @@ from tempfile import TemporaryDirectory
 from api.cli.demo import seed_demo
 from api.cli.demo_client import typed_client
 from api.settings import Settings
-from graph import backup, queries
+from graph import backup, migrations, queries
 from graph.snapshot import Counts, Header, canonical, node_line, relationship_line, trailer_line
 from graph.store import Store
 from tests.support.graphql import GraphQLClient, connect_test_store, make_app_client
@@ -89,7 +89,7 @@ def tiny_snapshot(workspace: str, *, reverse: bool = False) -> list[str]:
 async def _seeded_snapshot() -> str:
     store = connect_test_store(os.environ["THREADLINE_TEST_NEO4J_URI"])
     try:
-        await store.migrate()
+        await migrations.migrate(store)
         await seed(store)
         return await export(store, WORKSPACE)
     finally:
