@@ -38,11 +38,11 @@ from graph.models import (
     SearchText,
     ThreadItem,
     ThreadNode,
-    ThreadState,
     TransferNode,
 )
 from graph.plan import CommandId, NodeChange, Receipt, WritePlan
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from graph.tx import Row, Tx
 
 N = TypeVar("N")

@@ -23,10 +23,10 @@ from graph.models import (
     RunNode,
     RunStatus,
     ThreadNode,
-    ThreadState,
     UsageReport,
 )
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
+from graph.thread_state import ThreadState
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans
 from resolvers.handoffs.digests import digest_of, tokens_held

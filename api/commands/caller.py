@@ -11,7 +11,8 @@ from typing import TypeVar, Unpack
 
 from graph import gates, repo
 from graph.errors import being_restored, not_found
-from graph.models import HandoffNode, RunNode, SummarySource, ThreadState
+from graph.models import HandoffNode, RunNode, SummarySource
+from graph.thread_state import ThreadState
 from graph.tx import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft

@@ -30,9 +30,10 @@ from api.commands.caller import Caller, locked
 from api.commands.summarizer_client import ConfiguredSummarizer
 from graph import repo
 from graph.errors import ErrorCode, ThreadlineError
-from graph.models import HandoffNode, ThreadState
+from graph.models import HandoffNode
 from graph.plan import CommandId
 from graph.store import Store, deadline_in
+from graph.thread_state import ThreadState
 from graph.tx import Tx
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans

@@ -9,7 +9,8 @@ from api.commands.receipts import Written
 from api.commands.runs import start_decision
 from graph import events, repo
 from graph.errors import not_found
-from graph.models import HandoffNode, RunDigest, ThreadState, TransferNode
+from graph.models import HandoffNode, RunDigest, TransferNode
+from graph.thread_state import ThreadState
 from graph.tx import Tx
 from resolvers.handoffs import preparing
 from resolvers.handoffs import replacement as handoff_plans

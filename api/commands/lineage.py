@@ -9,7 +9,8 @@ from api.commands.receipts import Written
 from api.commands.runs import run_in_progress
 from graph import repo
 from graph.errors import invalid, not_found
-from graph.models import NamedRun, ThreadNode, ThreadState, TransferNode
+from graph.models import NamedRun, ThreadNode, TransferNode
+from graph.thread_state import ThreadState
 from graph.tx import Tx
 from resolvers.lineage import plans as lineage_plans
 from resolvers.lineage import points

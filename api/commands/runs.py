@@ -19,9 +19,9 @@ from graph.models import (
     RunNode,
     SummarySource,
     ThreadNode,
-    ThreadState,
     UsageReport,
 )
+from graph.thread_state import ThreadState
 from graph.tx import Tx
 from resolvers import limits
 from resolvers import runs as run_plans

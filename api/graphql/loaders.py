@@ -28,11 +28,11 @@ from graph.models import (
     RunItem,
     RunNode,
     ThreadNode,
-    ThreadState,
     TransferNode,
 )
 from graph.ranges import Ranges
 from graph.store import Store
+from graph.thread_state import ThreadState
 from graph.tx import Row, Tx
 from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.quality import assess

@@ -22,9 +22,9 @@ from graph.models import (
     RunNode,
     RunStatus,
     SummarySource,
-    ThreadState,
 )
 from graph.plan import HandoffChange, RunChange
+from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs.fields import WAITING, TextFields

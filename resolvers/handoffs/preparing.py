@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from graph import events
 from graph.errors import conflict
-from graph.models import HandoffNode, SummarySource, ThreadState
+from graph.models import HandoffNode, SummarySource
+from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.start import prepared

@@ -15,9 +15,9 @@ from graph.models import (
     HandoffStatus,
     ProviderThreadNode,
     SummarySource,
-    ThreadState,
 )
 from graph.plan import HandoffChange
+from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans

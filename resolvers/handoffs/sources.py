@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from graph.errors import invalid
-from graph.models import SummarySource, ThreadState
+from graph.models import SummarySource
+from graph.thread_state import ThreadState
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.handoffs.requests import SummaryRequest, request_for
 from resolvers.providers import ProviderCapabilities

@@ -15,10 +15,10 @@ from graph.models import (
     RunNode,
     RunStatus,
     SessionFormat,
-    ThreadState,
 )
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers import runs as run_plans
 from resolvers.draft import Draft
 from resolvers.handoffs.digests import digest_of, tokens_held

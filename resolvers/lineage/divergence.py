@@ -18,10 +18,10 @@ from graph.models import (
     CARRYING,
     RunNode,
     ThreadNode,
-    ThreadState,
     TransferNode,
 )
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers.lineage.points import DELIVERED_TO_PARENT, ORIGINS
 
 

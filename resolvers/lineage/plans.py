@@ -16,12 +16,12 @@ from graph.models import (
     SourcePoint,
     ThreadNode,
     ThreadRelationship,
-    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.content import Content
 from resolvers.draft import Draft

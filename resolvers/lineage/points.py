@@ -13,11 +13,11 @@ from graph.models import (
     RunStatus,
     SourcePoint,
     ThreadRelationship,
-    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
+from graph.thread_state import ThreadState
 
 ORIGINS = frozenset({TransferType.FORK, TransferType.SUBAGENT_SPAWN})
 # Kinds whose key names what they track (a todo, a question, a call's output), not the

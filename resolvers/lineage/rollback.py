@@ -15,12 +15,12 @@ from graph.models import (
     ProviderThreadStatus,
     RunNode,
     RunStatus,
-    ThreadState,
     TransferNode,
     TransferStatus,
 )
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.providers import ProviderRegistry

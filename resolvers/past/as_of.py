@@ -31,11 +31,11 @@ from graph.models import (
     RunNode,
     RunStatus,
     ThreadNode,
-    ThreadState,
     TransferNode,
     TransferStatus,
 )
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers.lineage.points import ORIGINS
 
 N = TypeVar("N", bound=BaseModel)

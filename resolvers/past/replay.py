@@ -21,8 +21,8 @@ from graph.models import (
     RunNode,
     StalenessSignal,
     StartStrategy,
-    ThreadState,
 )
+from graph.thread_state import ThreadState
 from resolvers.coverage import handoff_ranges
 from resolvers.past.as_of import Past
 from resolvers.start.decision import StartDecision

@@ -23,12 +23,12 @@ from graph.models import (
     RunNode,
     StalenessSignal,
     StartStrategy,
-    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
 from resolvers.handoffs.budget import ContextPolicy, budget_into, fits, fitted, too_large

@@ -20,9 +20,9 @@ from graph.models import (
     ProviderThreadNode,
     RunNode,
     StartStrategy,
-    ThreadState,
 )
 from graph.plan import RunChange
+from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans

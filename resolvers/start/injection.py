@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol, TypeVar
 
-from graph.models import HandoffKind, ThreadState
+from graph.models import HandoffKind
+from graph.thread_state import ThreadState
 
 
 class Injected(Protocol):

@@ -16,10 +16,10 @@ from graph.models import (
     ProviderThreadStatus,
     RunNode,
     SummarySource,
-    ThreadState,
     TransferNode,
 )
 from graph.plan import HandoffChange, ProviderThreadChange, RunChange, ThreadChange
+from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import configured as summary_plans

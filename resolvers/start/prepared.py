@@ -19,8 +19,8 @@ from graph.models import (
     HandoffNode,
     ProviderThreadNode,
     SummarySource,
-    ThreadState,
 )
+from graph.thread_state import ThreadState
 from resolvers.handoffs.budget import fits
 from resolvers.handoffs.planning import PlannedHandoff, runs_named
 from resolvers.handoffs.summarizer import Summary

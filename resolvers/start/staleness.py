@@ -13,8 +13,8 @@ from graph.models import (
     ProviderThreadNode,
     ProviderThreadStatus,
     StalenessSignal,
-    ThreadState,
 )
+from graph.thread_state import ThreadState
 from resolvers.content import Content
 from resolvers.coverage import coverage
 from resolvers.handoffs.planning import own_heading

@@ -17,11 +17,11 @@ from graph.models import (
     ResolutionStrategy,
     RunDigest,
     SourcePoint,
-    ThreadState,
     TransferNode,
     TransferType,
 )
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers.content import Content
 from resolvers.coverage import received_ready
 from resolvers.handoffs.digests import up_to_item

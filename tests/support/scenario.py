@@ -31,13 +31,13 @@ from graph.models import (
     SummarySource,
     ThreadNode,
     ThreadRelationship,
-    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
 from graph.plan import NodeChange, WritePlan
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers import runs as run_plans
 from resolvers.content import Content
 from resolvers.draft import Draft

@@ -10,8 +10,9 @@ from typing import Any
 
 from graph import history
 from graph.history import NodeKind, Timeline, Versioned
-from graph.models import HandoffNode, ThreadState
+from graph.models import HandoffNode
 from graph.plan import NodeChange, WritePlan
+from graph.thread_state import ThreadState
 from tests.support.scenario import T0, Scenario
 
 

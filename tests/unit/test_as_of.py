@@ -13,8 +13,9 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graph.models import HandoffNode, HistoryMode, RunStatus, ThreadState
+from graph.models import HandoffNode, HistoryMode, RunStatus
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers.coverage import coverage
 from resolvers.past.as_of import Instant, past
 from tests.support.scenario import T0

@@ -15,12 +15,12 @@ from graph.models import (
     SourcePoint,
     ThreadNode,
     ThreadRelationship,
-    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers.lineage.divergence import divergence, require_source_kept
 from tests.support.scenario import T0
 

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 from graph import events
 from graph.events import PAYLOADS, EventType, payload_of
-from graph.models import HandoffKind, ProviderAction, StartStrategy, ThreadNode, ThreadState
+from graph.models import HandoffKind, ProviderAction, StartStrategy, ThreadNode
+from graph.thread_state import ThreadState
 from resolvers.start import injection
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)

@@ -18,12 +18,12 @@ from graph.models import (
     RunNode,
     RunStatus,
     ThreadRelationship,
-    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
 from graph.plan import WritePlan
+from graph.thread_state import ThreadState
 from resolvers.draft import Draft
 from resolvers.lineage import plans
 from tests.support.scenario import Scenario

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from graph.models import HandoffStatus, StartStrategy, ThreadState
+from graph.models import HandoffStatus, StartStrategy
+from graph.thread_state import ThreadState
 from resolvers.past.replay import Recorded, explained
 from resolvers.start.decision import StartRequest, decide_start
 from resolvers.start.staleness import StalenessPolicy

@@ -13,11 +13,11 @@ from graph.models import (
     RunStatus,
     SourcePoint,
     ThreadRelationship,
-    ThreadState,
     TransferNode,
     TransferStatus,
     TransferType,
 )
+from graph.thread_state import ThreadState
 from resolvers.handoffs.planning import NativeForkPlan
 from resolvers.lineage import points
 from resolvers.providers import registry_from_toml
