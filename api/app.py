@@ -39,7 +39,7 @@ from api.graphql import loaders
 from api.graphql.context import Context, SocketState
 from api.graphql.errors import with_code
 from api.graphql.event_feed import EventFeeds
-from api.graphql.limits import BodyLimit
+from api.graphql.input_sizes import BodyLimit
 from api.graphql.schema import build_schema
 from api.http import pages
 from api.http.hosts import HostGuard, Trusted
@@ -50,7 +50,7 @@ from api.http.request_ids import RequestIds
 from api.http.requests import decode_json, refusal_response, refused_caller, unnamed_choice
 from api.http.websockets import CONTEXT, ThreadlineSocket, ThreadlineTransportWS
 from api.live_tokens import LiveTokens
-from api.mcp import server as mcp
+from api.mcp import server
 from api.mcp.tools import Gateway
 from api.process import collector, logs, orphans, telemetry
 from api.process.telemetry import Telemetry
@@ -307,7 +307,7 @@ def create_app(
     )
 
     gateway = Gateway(schema, running.get)
-    agents = mcp.over_http(gateway, running.get, trusted.transport_security())
+    agents = server.over_http(gateway, running.get, trusted.transport_security())
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -351,7 +351,7 @@ def create_app(
             summarizer=summarizer,
         )
         with collector.settled(), audit.opened(), reload_on_sighup(tokens):
-            async with mcp.sessions(agents):
+            async with server.sessions(agents):
                 yield
         unwatch()
         await feeds.close()
@@ -409,7 +409,7 @@ def create_app(
             Route("/metrics", metrics_endpoint),
             Route("/graphql", graphql),
             WebSocketRoute("/graphql", graphql),
-            Route("/mcp", mcp.Endpoint(agents, running.get)),
+            Route("/mcp", server.Endpoint(agents, running.get)),
             Route("/lineage", pages.lineage),
             Mount("/static", pages.static_files(), name="static"),
         ],

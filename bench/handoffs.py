@@ -35,7 +35,7 @@ from graph.models import (
     SessionFormat,
 )
 from resolvers.draft import Draft
-from resolvers.imports.plan import import_session, parse
+from resolvers.imports.writes import import_session, parse
 
 RULES: dict[str, Callable[[Sequence[RunNode], int], Score]] = {
     "Threadline": product.threadline,

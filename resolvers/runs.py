@@ -28,7 +28,7 @@ from graph.models import (
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from graph.thread_state import ThreadState
 from resolvers.draft import Draft
-from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs import awaited
 from resolvers.handoffs.digests import digest_of, tokens_held
 
 
@@ -127,7 +127,7 @@ def attach(
         waiting
         and waiting.providerThreadId == pt.id
         and waiting.status is RunStatus.STARTING
-        and not summary_plans.pending_of(state, waiting.id)
+        and not awaited.pending_of(state, waiting.id)
     ):
         draft.change(RunChange(id=waiting.id, status=RunStatus.RUNNING))
     draft.event(
@@ -150,7 +150,7 @@ def complete(
     usage: UsageReport | None = None,
 ) -> RunNode:
     """`usage`: what the run's native thread holds now, as its provider reported it."""
-    summary_plans.require_settled(state, run)
+    awaited.require_settled(state, run)
     checkpoint = None
     if diff_summary is not None:
         checkpoint = CheckpointNode(
@@ -200,7 +200,7 @@ def report_usage(
 
 
 def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode:
-    summary_plans.fail_pending(draft, state, run, reason)
+    awaited.fail_pending(draft, state, run, reason)
     ended = events.RunFailed(ordinal=run.ordinal, reason=reason)
     return _ended(draft, state, run, ended, status=RunStatus.FAILED, failureReason=reason)
 
@@ -220,7 +220,7 @@ def interrupt(
             f"Run {run.ordinal} runs on {run.provider!r}, not {limit.provider!r}: "
             "a limit interrupts only a run of its own provider."
         )
-    summary_plans.fail_pending(draft, state, run, f"usage limit: {limit.reason}")
+    awaited.fail_pending(draft, state, run, f"usage limit: {limit.reason}")
     stopped = events.RunInterrupted(
         ordinal=run.ordinal,
         provider=run.provider,

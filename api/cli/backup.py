@@ -14,11 +14,9 @@ from neo4j.exceptions import Neo4jError
 
 from api.cli import checked
 from api.cli.checked import file_to_write
-from api.cli.checked import settings as checked_settings
 from api.cli.progress import CountedLines, Progress
 from api.cli.target import say
-from graph import backup as snapshots
-from graph import restore as restores
+from graph import backup, restore
 from graph.errors import ThreadlineError
 from graph.migrations import GraphTooNewError
 from graph.runtime.local_neo4j import LocalNeo4jError
@@ -51,11 +49,11 @@ DISCARD = typer.Option(
 )
 REFUSALS = (
     SnapshotError,
-    restores.WorkspaceNotEmptyError,
-    restores.RestoreMismatchError,
-    restores.RestoreTakenOverError,
-    restores.RestoreStoppedError,
-    snapshots.WorkspaceChangedError,
+    restore.WorkspaceNotEmptyError,
+    restore.RestoreMismatchError,
+    restore.RestoreTakenOverError,
+    restore.RestoreStoppedError,
+    backup.WorkspaceChangedError,
     GraphTooNewError,
     ThreadlineError,
     LocalNeo4jError,
@@ -71,7 +69,7 @@ def backup_workspace(
     ),
     timeout_s: float = TIMEOUT,
     pause_s: float = typer.Option(
-        snapshots.PAUSE_S,
+        backup.PAUSE_S,
         "--pause-s",
         help="The longest the workspace's writers wait on the backup's last pass.",
         min=0.1,
@@ -83,13 +81,13 @@ def backup_workspace(
     staging = file.with_name(f".{file.name}.staging")
     shown = Progress("backup", say)
 
-    def step(done: snapshots.Step) -> None:
+    def step(done: backup.Step) -> None:
         _backup_line(shown, done, workspace)
 
-    async def take(store: Store) -> snapshots.Taken:
+    async def take(store: Store) -> backup.Taken:
         with partial.open("w", encoding="utf-8") as sink:
             now = datetime.now(UTC).isoformat()
-            return await snapshots.backup(
+            return await backup.backup(
                 store, workspace, sink, now, timeout_s, step, pause_s=pause_s, staging=staging
             )
 
@@ -111,7 +109,7 @@ def backup_workspace(
     )
 
 
-def _backup_line(shown: Progress, done: snapshots.Step, workspace: str) -> None:
+def _backup_line(shown: Progress, done: backup.Step, workspace: str) -> None:
     """A backup's progress (api/cli/progress.py): its phases and its counts."""
     if done.phase in ("reading", "writing") and not (done.total or done.lines):
         return  # nothing to say of an empty workspace but that it is (backup_workspace)
@@ -169,11 +167,11 @@ def restore_workspace(
         typer.echo(_one_line(error), err=True)
         raise typer.Exit(1) from error
 
-    def step(done: restores.Step) -> None:
+    def step(done: restore.Step) -> None:
         _restore_line(shown, done, lines)
 
     async def load(store: Store) -> tuple[Header, str, Counts]:
-        return await restores.restore(store, lines, as_workspace, timeout_s, step)
+        return await restore.restore(store, lines, as_workspace, timeout_s, step)
 
     header, workspace, counts = _run(load)
     typer.echo(
@@ -183,7 +181,7 @@ def restore_workspace(
     )
 
 
-def _restore_line(shown: Progress, done: restores.Step, lines: CountedLines) -> None:
+def _restore_line(shown: Progress, done: restore.Step, lines: CountedLines) -> None:
     """A restore's progress (api/cli/progress.py): its phases and its counts."""
     counts = done.counts
     written = f"{counts.nodes:,} nodes, {counts.relationships:,} relationships"
@@ -209,12 +207,12 @@ def _restore_line(shown: Progress, done: restores.Step, lines: CountedLines) -> 
 def _discard(workspace: str, timeout_s: float) -> None:
     shown = Progress("restore --discard", say)
 
-    def step(done: restores.Step) -> None:
+    def step(done: restore.Step) -> None:
         shown.phase("discarding", f"deleting what the restore of {workspace!r} wrote")
         shown.counts(f"{done.counts.nodes:,} nodes deleted", done.counts.nodes, "nodes")
 
     async def work(store: Store) -> int:
-        return await restores.discard(store, workspace, timeout_s, step)
+        return await restore.discard(store, workspace, timeout_s, step)
 
     deleted = _run(work)
     typer.echo(
@@ -230,7 +228,7 @@ def _run(work: Callable[[Store], Awaitable[T]]) -> T:
     quiet_driver_notifications()
 
     async def run() -> T:
-        settings = checked_settings()
+        settings = checked.settings()
         neo4j_target(settings, announce=say)  # the managed one is started saying so
         store = connect_store(settings)
         try:

@@ -40,7 +40,7 @@ from threadline_client.exceptions import (
 )
 from threadline_client.fragments import Started
 
-from api.cli import demo_runs as spec
+from api.cli import demo_runs
 from api.cli.demo_client import RETRY_S, coded_body, retried
 from api.cli.demo_runs import RunSpec
 
@@ -234,9 +234,9 @@ async def seed_demo(
     await _canonical(seeder)
     await _native_fork_merged_back(seeder)
     await _portable_fork_rolled_back(seeder)
-    await seeder.run("root", "codex", spec.MERGE_RUN)
+    await seeder.run("root", "codex", demo_runs.MERGE_RUN)
     await _review_with_subagents(seeder)
-    await seeder.run("root", "codex", spec.RELEASE_RUN)
+    await seeder.run("root", "codex", demo_runs.RELEASE_RUN)
     await _late_merge_back(seeder)
     return seeder.family
 
@@ -244,7 +244,7 @@ async def seed_demo(
 async def _canonical(seeder: _Seeder) -> None:
     await seeder.thread("root", ROOT_TITLE)
     providers = ["codex"] * 5 + ["claude"] * 3 + ["codex"]
-    for provider, run in zip(providers, spec.ROOT_RUNS, strict=True):
+    for provider, run in zip(providers, demo_runs.ROOT_RUNS, strict=True):
         await seeder.run("root", provider, run)
 
 
@@ -252,7 +252,7 @@ async def _native_fork_merged_back(seeder: _Seeder) -> None:
     """Forked at root run 5, first run on codex (the source run's provider): native."""
     root_run_5 = seeder.family.runs[("root", 5)]
     await seeder.fork("native_fork", "root", "Spike: Redis for idempotency keys", runId=root_run_5)
-    for run in spec.NATIVE_FORK_RUNS[:2]:
+    for run in demo_runs.NATIVE_FORK_RUNS[:2]:
         await seeder.run("native_fork", "codex", run)
     await seeder.merge_back("native_fork", "native_fork.merge")
 
@@ -260,7 +260,7 @@ async def _native_fork_merged_back(seeder: _Seeder) -> None:
 async def _portable_fork_rolled_back(seeder: _Seeder) -> None:
     """Forked at the latest checkpoint, first run on claude: portable context; rolled back."""
     await seeder.fork("portable_fork", "root", "Backport to the legacy checkout", latestStable=True)
-    for run in spec.PORTABLE_FORK_RUNS:
+    for run in demo_runs.PORTABLE_FORK_RUNS:
         await seeder.run("portable_fork", "claude", run)
     run_3 = seeder.family.runs[("portable_fork", 3)]
     await seeder.fork(
@@ -278,13 +278,13 @@ async def _portable_fork_rolled_back(seeder: _Seeder) -> None:
 
 async def _review_with_subagents(seeder: _Seeder) -> None:
     """A claude run in plan mode (the old claude thread is stale) that delegates twice."""
-    parent = await seeder.start("root", "claude", spec.REVIEW_RUN.input, runtime_mode="plan")
+    parent = await seeder.start("root", "claude", demo_runs.REVIEW_RUN.input, runtime_mode="plan")
     await seeder.attach("root", parent, "claude")
     spawned = await seeder.call(
         "spawnSubagent subagent",
         lambda cid: seeder.client.spawn_subagent(
             parent_run_id=parent["run"]["id"],
-            task=spec.SUBAGENT_TASK,
+            task=demo_runs.SUBAGENT_TASK,
             provider="claude",
             command_id=cid,
         ),
@@ -303,30 +303,30 @@ async def _review_with_subagents(seeder: _Seeder) -> None:
     )
     recorded = native.record_native_subagent
     seeder.child("native_subagent", recorded.id, recorded.incoming_transfers[0].id)
-    await seeder.complete("root", parent, spec.REVIEW_RUN)
+    await seeder.complete("root", parent, demo_runs.REVIEW_RUN)
 
     await _subagent_with_a_failed_start(seeder)
-    await seeder.run("native_subagent", "codex", spec.NATIVE_SUBAGENT_RUN)
-    await seeder.subagent_result("native_subagent", spec.NATIVE_SUBAGENT_RESULT)
+    await seeder.run("native_subagent", "codex", demo_runs.NATIVE_SUBAGENT_RUN)
+    await seeder.subagent_result("native_subagent", demo_runs.NATIVE_SUBAGENT_RESULT)
 
 
 async def _subagent_with_a_failed_start(seeder: _Seeder) -> None:
     """The first claude session cannot be created; the run moves to a new provider thread."""
-    first = await seeder.start("subagent", "claude", spec.SUBAGENT_RUN.input)
+    first = await seeder.start("subagent", "claude", demo_runs.SUBAGENT_RUN.input)
     seeder.family.failed_starts["subagent"] = first
     retried = await seeder.call(
         "reportStartFailure subagent",
         lambda cid: seeder.client.report_start_failure(
-            run_id=first["run"]["id"], reason=spec.SUBAGENT_START_FAILURE, command_id=cid
+            run_id=first["run"]["id"], reason=demo_runs.SUBAGENT_START_FAILURE, command_id=cid
         ),
     )
     started = seeder.record("subagent", retried.report_start_failure)
     await seeder.attach("subagent", started, "claude")
-    await seeder.complete("subagent", started, spec.SUBAGENT_RUN)
-    await seeder.subagent_result("subagent", spec.SUBAGENT_RESULT)
+    await seeder.complete("subagent", started, demo_runs.SUBAGENT_RUN)
+    await seeder.subagent_result("subagent", demo_runs.SUBAGENT_RESULT)
 
 
 async def _late_merge_back(seeder: _Seeder) -> None:
     """More work on the native fork, merged back again: pending until root runs again."""
-    await seeder.run("native_fork", "codex", spec.NATIVE_FORK_RUNS[2])
+    await seeder.run("native_fork", "codex", demo_runs.NATIVE_FORK_RUNS[2])
     await seeder.merge_back("native_fork", "native_fork.late_merge")

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from api.cli import checked
-from api.cli.checked import settings as checked_settings
 from api.cli.target import TOKEN_OPTION, url_option
 from graph.errors import ThreadlineError
 from graph.models import SessionFormat
@@ -67,9 +66,9 @@ def import_file(
     from graph.runtime.local_neo4j import LocalNeo4jError
     from resolvers.imports.detect import detect
     from resolvers.imports.pieces import pieces
-    from resolvers.imports.plan import parse
+    from resolvers.imports.writes import parse
 
-    settings = checked_settings()
+    settings = checked.settings()
     quiet_driver_notifications()
     content = file.read_text(encoding="utf-8")
     try:
@@ -115,7 +114,7 @@ async def send_pieces(
 ) -> list[ImportSessionImportSession]:
     """Each piece in turn, with a commandId of this import's own: a piece retried after
     UNAVAILABLE (a Neo4j just started, or away for a moment) is never imported twice."""
-    from threadline_client import SessionFormat as ClientFormat
+    import threadline_client
 
     from api.cli.demo_client import retried
 
@@ -123,7 +122,7 @@ async def send_pieces(
 
     async def one(number: int, piece: str) -> ImportSessionImportSession:
         found = await client.import_session(
-            format=ClientFormat(session_format.value),
+            format=threadline_client.SessionFormat(session_format.value),
             content=piece,
             thread_id=thread_id,
             title=title,

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 import typer
 
 from api.cli import checked
-from api.cli.checked import settings as checked_settings
 from graph.errors import ThreadlineError
 from graph.migrations import GraphTooNewError
 from graph.runtime.local_neo4j import LocalNeo4jError
@@ -39,7 +38,7 @@ def principal(settings: Settings) -> Principal:
 async def _serve(settings: Settings, caller: Principal) -> None:
     # The app (its schema, services and lifespan) is heavy to import: only for this command.
     from api.app import create_app
-    from api.mcp import server as mcp
+    from api.mcp import server
     from api.mcp.tools import Gateway
 
     app = create_app(settings)
@@ -52,14 +51,14 @@ async def _serve(settings: Settings, caller: Principal) -> None:
             async with asyncio.timeout(COLD_WAIT_S):
                 await gateway.ready(caller)
         _say("threadline mcp: ready")
-        await mcp.build(gateway, lambda _: caller).run_stdio_async()
+        await server.build(gateway, lambda _: caller).run_stdio_async()
 
 
 def serve_stdio() -> None:
     """Serve the MCP tools over stdin/stdout (workspace and token from the environment)."""
     from api.process.logs import logging_config
 
-    settings = checked_settings()
+    settings = checked.settings()
     try:
         caller = principal(settings)
     except ThreadlineError as error:

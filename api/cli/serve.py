@@ -11,7 +11,6 @@ import uvicorn
 from neo4j.exceptions import DriverError, Neo4jError
 
 from api.cli import checked, stages
-from api.cli.checked import settings as checked_settings
 from api.cli.managed_neo4j import start
 from api.process.logs import logging_config
 from api.settings import Settings
@@ -58,7 +57,7 @@ def serve(
     from api.app import create_app
     from api.auth import refuse_open_public_bind
 
-    settings = checked_settings()
+    settings = checked.settings()
     if host:
         settings.host = host
         # Worker processes read their settings from the environment, and each answers to
@@ -145,7 +144,7 @@ def migrate(
     from graph.migrations import GraphTooNewError
 
     async def run() -> None:
-        store = connect_store(checked_settings())
+        store = connect_store(checked.settings())
         try:
             if check:
                 await _check(store)

@@ -23,7 +23,6 @@ from api.audit import Audit
 from api.auth import Scope
 from api.cli import checked
 from api.cli.checked import file_to_write
-from api.cli.checked import settings as checked_settings
 
 EXPIRES_HELP = (
     "When it stops working: a duration from now (a whole number and m, h, d or w: 30d) "
@@ -94,7 +93,7 @@ def revoke_token(
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
-    path = tokens_file or checked_settings().tokens_file
+    path = tokens_file or checked.settings().tokens_file
     if path is None:
         _fail("No tokens file: pass --file or set THREADLINE_TOKENS_FILE.")
     try:
@@ -168,7 +167,7 @@ def _replace(path: Path, text: str) -> None:
 
 
 def _audit(event: str, reason: str, name: str, workspace: str | None, command: str) -> None:
-    found = checked_settings()
+    found = checked.settings()
     with Audit(audit.console_log(found.audit_log, found.home)).opened() as log:
         log.record(event, reason, token=name, workspace=workspace, operation=command)
 

@@ -16,7 +16,7 @@ from graph.thread_state import ThreadState
 from graph.tx import Tx
 from resolvers.content import Content
 from resolvers.draft import Draft
-from resolvers.handoffs import sources as summary_sources
+from resolvers.handoffs import sources
 from resolvers.handoffs.budget import ContextPolicy
 from resolvers.handoffs.digests import digest_of
 from resolvers.handoffs.planning import PlannedHandoff
@@ -133,7 +133,7 @@ async def assigned(
     """Who writes each of `plans` (for the thread of `state`, with its `related` threads),
     and the configured summaries of the same material already paid for, by key."""
     states = {state.thread.id: state, **related}
-    assignments = summary_sources.assign(plans, source, entering, states, caller.summaries)
+    assignments = sources.assign(plans, source, entering, states, caller.summaries)
     keys = [a.request.key for a in assignments if a.configured and a.request is not None]
     cached = await repo.summaries_by_key(tx, caller.workspace, keys) if keys else {}
     return assignments, cached

@@ -36,10 +36,10 @@ from graph.store import Store, deadline_in
 from graph.thread_state import ThreadState
 from graph.tx import Tx
 from resolvers.draft import Draft
-from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs import awaited
 from resolvers.handoffs.requests import SummaryRequest, SummaryResult
 from resolvers.handoffs.sources import URL_SETTING
-from resolvers.start.plan import StartOutcome
+from resolvers.start.writes import StartOutcome
 
 
 async def finish(
@@ -98,10 +98,10 @@ async def store_summaries(
     draft = caller.draft()
     filled: dict[str, HandoffNode] = {}
     for request, result in answered:
-        node = summary_plans.fill_configured(draft, state, request, result)
+        node = awaited.fill_configured(draft, state, request, result)
         if node is not None:
             filled[node.id] = node
-    summary_plans.settle(draft, state, outcome.run.id, set(filled))
+    awaited.settle(draft, state, outcome.run.id, set(filled))
     await repo.apply(tx, caller.workspace, draft.build())
     answer = await _as_now(tx, caller, state, draft, outcome, filled)
     if command_id is not None:
@@ -125,7 +125,7 @@ async def _as_now(
         known |= {ident: known.get(h.supersededById or "", h) for ident, h in replaced.items()}
     run = state.lastRun if state.lastRun and state.lastRun.id == outcome.run.id else outcome.run
     pt = state.provider_thread(outcome.provider_thread.id) or outcome.provider_thread
-    said = [summary_plans.written(node) for node in filled.values()]
+    said = [awaited.written(node) for node in filled.values()]
     decision = outcome.decision
     return StartOutcome(
         run=draft.updated(run),

@@ -12,8 +12,7 @@ from graph.errors import not_found
 from graph.models import HandoffNode, RunDigest, TransferNode
 from graph.thread_state import ThreadState
 from graph.tx import Tx
-from resolvers.handoffs import preparing
-from resolvers.handoffs import replacement as handoff_plans
+from resolvers.handoffs import preparing, replacement
 from resolvers.handoffs.budget import refitted
 from resolvers.handoffs.fields import TextFields
 from resolvers.handoffs.planning import PlannedHandoff
@@ -26,12 +25,12 @@ async def regenerate_handoff(tx: Tx, caller: Caller, handoff_id: str) -> Written
     found = await _replanned(tx, caller, handoff_id)
     plan = found.plan
     draft = caller.draft()
-    ident = handoff_plans.replace(
+    ident = replacement.replace(
         draft,
         found.state,
         found.handoff,
         TextFields.of_summary(plan.summary, found.covered),
-        handoff_plans.regenerated(found.handoff, plan.generationMs),
+        replacement.regenerated(found.handoff, plan.generationMs),
         events.HandoffRegenerated,
     )
     return Written(ident, draft.build())
@@ -45,14 +44,14 @@ async def submit_handoff_summary(
         caller.providers.get(created_by_provider)
     # What the text covers, to grade it by: the material a regeneration would summarise.
     found = await _replanned(tx, caller, handoff_id)
-    handoff_plans.check_submitted(summary_text, found.provider, found.plan.allowedTokens)
+    replacement.check_submitted(summary_text, found.provider, found.plan.allowedTokens)
     draft = caller.draft()
-    ident = handoff_plans.replace(
+    ident = replacement.replace(
         draft,
         found.state,
         found.handoff,
         TextFields.of_text(summary_text, found.covered),
-        handoff_plans.submitted(found.handoff, found.provider.kind, created_by_provider, draft.at),
+        replacement.submitted(found.handoff, found.provider.kind, created_by_provider, draft.at),
         events.HandoffSubmitted,
     )
     return Written(ident, draft.build())
@@ -89,8 +88,8 @@ class Replanned:
 
 async def _replanned(tx: Tx, caller: Caller, handoff_id: str) -> Replanned:
     state, related, handoff, transfer = await _handoff(tx, caller, handoff_id)
-    target = handoff_plans.target_of(handoff, state)
-    provider = caller.providers.get(handoff_plans.target_provider(handoff, target))
+    target = replacement.target_of(handoff, state)
+    provider = caller.providers.get(replacement.target_provider(handoff, target))
     plan = await decided(
         tx,
         caller,
@@ -115,4 +114,4 @@ async def _handoff(
     if fresh is None:
         raise not_found("handoff", handoff_id)
     _, handoff, transfer = fresh
-    return state, related, handoff_plans.replaceable(handoff), transfer
+    return state, related, replacement.replaceable(handoff), transfer

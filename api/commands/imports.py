@@ -8,8 +8,8 @@ from graph import repo
 from graph.errors import conflict
 from graph.models import SessionFormat
 from graph.tx import Tx
-from resolvers.imports import plan as imports
-from resolvers.imports.plan import Earlier, Imported
+from resolvers.imports import writes
+from resolvers.imports.writes import Earlier, Imported
 
 
 async def import_session(
@@ -20,8 +20,8 @@ async def import_session(
     thread_id: str | None,
     title: str | None,
 ) -> Written[Imported]:
-    parsed = imports.parse(session_format, content)  # INVALID_INPUT before any read
-    found = await repo.imported_session(tx, caller.workspace, imports.session_key(parsed))
+    parsed = writes.parse(session_format, content)  # INVALID_INPUT before any read
+    found = await repo.imported_session(tx, caller.workspace, writes.session_key(parsed))
     earlier = None
     if found is not None:
         state, _ = await locked(tx, caller, found["threadId"])
@@ -31,5 +31,5 @@ async def import_session(
         earlier = Earlier(state=state, providerThread=pt, importKeys=frozenset(found["importKeys"]))
     # A new thread under a `thread_id` already taken is CONFLICT at the write (its key).
     draft = caller.draft()
-    made = imports.import_session(draft, caller.workspace, parsed, earlier, thread_id, title)
+    made = writes.import_session(draft, caller.workspace, parsed, earlier, thread_id, title)
     return Written(made, draft.build())

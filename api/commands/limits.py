@@ -15,8 +15,7 @@ from graph import repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.models import ProviderLimitNode, RunItem
 from graph.tx import Tx
-from resolvers import limits
-from resolvers import runs as run_plans
+from resolvers import limits, runs
 from resolvers.content import Content
 from resolvers.past.replay import Explained, explained
 from resolvers.start.decision import StartRequest, decide_start
@@ -51,7 +50,7 @@ async def report_provider_limit(
     in_force = await repo.active_limits(tx, caller.workspace, draft.at)
     limit = limits.report(draft, caller.workspace, provider, reason, resets_at, in_force, run_id)
     if found is not None:
-        run_plans.interrupt(draft, found[0], found[1], limit, partial_items)
+        runs.interrupt(draft, found[0], found[1], limit, partial_items)
     return Written(limit, draft.build())
 
 

@@ -12,8 +12,7 @@ from graph.errors import invalid, not_found
 from graph.models import NamedRun, ThreadNode, TransferNode
 from graph.thread_state import ThreadState
 from graph.tx import Tx
-from resolvers.lineage import plans as lineage_plans
-from resolvers.lineage import points
+from resolvers.lineage import points, writes
 
 
 async def fork_thread(
@@ -34,9 +33,9 @@ async def fork_thread(
         source, chosen, run_id, checkpoint_id, latest_stable, item_index
     )
     key = points.fork_item(named, item_index) if named is not None else None
-    asked = lineage_plans.ForkRequest(run, at_checkpoint, item_index, key, side)
+    asked = writes.ForkRequest(run, at_checkpoint, item_index, key, side)
     draft = caller.draft()
-    child = lineage_plans.fork(draft, source, asked, title)
+    child = writes.fork(draft, source, asked, title)
     return Written(child, draft.build())
 
 
@@ -59,13 +58,13 @@ async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> Written[Tra
     points.merge_back_points(fork)
     parent, _ = await locked(tx, caller, fork.thread.parentId or "")  # held already
     draft = caller.draft()
-    transfer = lineage_plans.merge_back(draft, fork, parent)
+    transfer = writes.merge_back(draft, fork, parent)
     return Written(transfer, draft.build())
 
 
 async def explain_merge_back(
     tx: Tx, caller: Caller, fork_thread_id: str
-) -> lineage_plans.MergeBackOutlook:
+) -> writes.MergeBackOutlook:
     """What mergeBack would do now; nothing is locked or written."""
     fork = await _state(tx, caller, fork_thread_id, points=True)
     if fork.thread.parentId is None:
@@ -74,7 +73,7 @@ async def explain_merge_back(
     return await decided(
         tx,
         caller,
-        lambda content: lineage_plans.explain_merge_back(
+        lambda content: writes.explain_merge_back(
             caller.draft(), fork, parent, caller.providers, content, caller.context
         ),
     )
@@ -94,7 +93,7 @@ async def spawn_subagent(
         tx, caller, parent_run_id, "spawn a subagent", related=False, points=True
     )
     draft = caller.draft()
-    child = lineage_plans.spawn_subagent(draft, parent, run, task, provider)
+    child = writes.spawn_subagent(draft, parent, run, task, provider)
     return Written(child, draft.build())
 
 
@@ -105,7 +104,7 @@ async def record_native_subagent(
         tx, caller, parent_run_id, "record a subagent", related=False, points=True
     )
     draft = caller.draft()
-    child = lineage_plans.record_native_subagent(draft, parent, run, provider, native_ref, title)
+    child = writes.record_native_subagent(draft, parent, run, provider, native_ref, title)
     return Written(child, draft.build())
 
 
@@ -116,5 +115,5 @@ async def complete_subagent(
     points.require_subagent(child)
     parent, _ = await locked(tx, caller, child.thread.parentId or "")  # held already
     draft = caller.draft()
-    transfer = lineage_plans.complete_subagent(draft, child, parent, result)
+    transfer = writes.complete_subagent(draft, child, parent, result)
     return Written(transfer, draft.build())

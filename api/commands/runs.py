@@ -23,33 +23,29 @@ from graph.models import (
 )
 from graph.thread_state import ThreadState
 from graph.tx import Tx
-from resolvers import limits
-from resolvers import runs as run_plans
-from resolvers.handoffs import configured as summary_plans
-from resolvers.handoffs import sources as summary_sources
-from resolvers.lineage import rollback as rollbacks
+from resolvers import limits, runs
+from resolvers.handoffs import awaited, sources
+from resolvers.lineage import rollback
 from resolvers.past import as_of, replay
 from resolvers.past.as_of import Instant
 from resolvers.providers import ProviderCapabilities
-from resolvers.start import failure as summary_failures
-from resolvers.start import plan as start_plan
-from resolvers.start import transfers
+from resolvers.start import summary_failures, transfers, writes
 from resolvers.start.decision import StartDecision, StartRequest, decide_start
-from resolvers.start.plan import StartOutcome
+from resolvers.start.writes import StartOutcome
 
 
 async def create_thread(
     tx: Tx, caller: Caller, title: str | None, ident: str | None
 ) -> Written[ThreadNode]:
     draft = caller.draft()
-    thread = run_plans.create_thread(draft, caller.workspace, title, ident)
+    thread = runs.create_thread(draft, caller.workspace, title, ident)
     return Written(thread, draft.build())
 
 
 async def request_clean_context(tx: Tx, caller: Caller, thread_id: str) -> Written[str]:
     state, _ = await locked(tx, caller, thread_id)
     draft = caller.draft()
-    run_plans.request_clean_context(draft, state)
+    runs.request_clean_context(draft, state)
     return Written(thread_id, draft.build())
 
 
@@ -82,17 +78,15 @@ async def start_run(
         tx, caller, decision.handoffs, source, decision.provider, state, related
     )
     draft = caller.draft()
-    outcome = start_plan.start(
-        draft, state, request, decision, assignments=assignments, cached=cached
-    )
+    outcome = writes.start(draft, state, request, decision, assignments=assignments, cached=cached)
     return Written(outcome, draft.build())
 
 
 def _source(
     caller: Caller, asked: SummarySource | None, entering: ProviderCapabilities
 ) -> SummarySource:
-    source = summary_sources.chosen(asked, entering, caller.summaries)
-    summary_sources.require_available(source, caller.summaries)
+    source = sources.chosen(asked, entering, caller.summaries)
+    sources.require_available(source, caller.summaries)
     return source
 
 
@@ -144,7 +138,7 @@ async def report_start_failure(
         tx, caller, run_id, "report a start failure", related=True, ends=True
     )
     provider = caller.providers.get(run.provider)
-    pending = summary_plans.pending_of(state, run.id)
+    pending = awaited.pending_of(state, run.id)
     if pending:
         return await _summary_failed(tx, caller, state, related, run, pending, reason, asked)
     source = _source(caller, asked, provider)
@@ -156,7 +150,7 @@ async def report_start_failure(
         tx, caller, decision.handoffs, source, provider, state, related
     )
     draft = caller.draft()
-    outcome = start_plan.start(
+    outcome = writes.start(
         draft,
         state,
         request,
@@ -182,7 +176,7 @@ async def _summary_failed(
     """New handoffs for the ones whose summary failed: the local summary, unless the call
     asks another provider or the configured summarizer to try."""
     source = asked if asked is not None else SummarySource.LOCAL
-    summary_sources.require_available(source, caller.summaries)
+    sources.require_available(source, caller.summaries)
     provider = caller.providers.get(run.provider)
     made_for = {x.id: x for x in state.transfers}
     replans = await decided(
@@ -237,7 +231,7 @@ async def attach_native_thread(
     if pt is None:
         raise not_found("provider thread", provider_thread_id)
     draft = caller.draft()
-    attached = run_plans.attach(draft, state, pt, native_ref, history_mode)
+    attached = runs.attach(draft, state, pt, native_ref, history_mode)
     return Written(attached, draft.build())
 
 
@@ -255,7 +249,7 @@ async def complete_run(
         tx, caller, run_id, "complete", related=False, run_handoffs_only=True
     )
     draft = caller.draft()
-    done = run_plans.complete(
+    done = runs.complete(
         draft, state, run, native_turn_ref, items, checkpoint_ref, diff_summary, usage
     )
     return Written(done, draft.build())
@@ -269,7 +263,7 @@ async def report_context_usage(
     if pt is None:
         raise not_found("provider thread", provider_thread_id)
     draft = caller.draft()
-    reported = run_plans.report_usage(draft, state, pt, usage)
+    reported = runs.report_usage(draft, state, pt, usage)
     return Written(reported, draft.build())
 
 
@@ -278,20 +272,20 @@ async def fail_run(tx: Tx, caller: Caller, run_id: str, reason: str) -> Written[
         tx, caller, run_id, "fail", related=False, run_handoffs_only=True
     )
     draft = caller.draft()
-    failed = run_plans.fail(draft, state, run, reason)
+    failed = runs.fail(draft, state, run, reason)
     return Written(failed, draft.build())
 
 
 async def rollback_thread(
     tx: Tx, caller: Caller, thread_id: str, to_ordinal: int
-) -> Written[rollbacks.RollbackDecision]:
+) -> Written[rollback.RollbackDecision]:
     state, _ = await locked(tx, caller, thread_id, ends=True)
-    rollbacks.check_rollback(state, to_ordinal)
+    rollback.check_rollback(state, to_ordinal)
     read = await repo.rollback_inputs(tx, caller.workspace, thread_id, to_ordinal)
-    inputs = rollbacks.RollbackInputs.model_validate({**read, "toOrdinal": to_ordinal})
-    decision = rollbacks.decide_rollback(state, inputs, caller.providers)
+    inputs = rollback.RollbackInputs.model_validate({**read, "toOrdinal": to_ordinal})
+    decision = rollback.decide_rollback(state, inputs, caller.providers)
     draft = caller.draft()
-    rollbacks.record(draft, state, decision, to_ordinal)
+    rollback.record(draft, state, decision, to_ordinal)
     return Written(decision, draft.build())
 
 
@@ -323,4 +317,4 @@ async def run_in_progress(
         if owner is None:
             raise not_found("run", run_id)
         run = owner[1]
-    return state, others, run_plans.in_progress(state, run, verb)
+    return state, others, runs.in_progress(state, run, verb)

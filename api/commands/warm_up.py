@@ -31,7 +31,7 @@ from graph.models import HistoryMode, RunItem, RunItemKind, UsageReport
 from graph.plan import CommandId, Receipt
 from graph.tx import Tx
 from resolvers.start.decision import StartRequest
-from resolvers.start.plan import StartOutcome
+from resolvers.start.writes import StartOutcome
 
 # Neo4j also buckets a string parameter by its length (1, 2-10, 11-100, ...): the name is
 # as long as a usual workspace name (`default`), so its plans are the ones they use. It is

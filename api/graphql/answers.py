@@ -37,13 +37,13 @@ from graph import models
 from graph.errors import ErrorCode, ThreadlineError
 from resolvers.handoffs.budget import ContextPolicy, budget_into
 from resolvers.handoffs.requests import SummaryRequest
-from resolvers.imports.plan import Imported
+from resolvers.imports.writes import Imported
 from resolvers.lineage.rollback import RollbackDecision
 from resolvers.past.as_of import Instant
 from resolvers.past.replay import Explained
 from resolvers.search import snippet
 from resolvers.start.decision import StartDecision
-from resolvers.start.plan import StartOutcome
+from resolvers.start.writes import StartOutcome
 
 
 @strawberry.type

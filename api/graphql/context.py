@@ -8,8 +8,7 @@ from typing import Any, TypeVar
 
 import strawberry
 
-from api.auth import Principal, Refusal, unauthenticated
-from api.auth import Scope as Access
+from api.auth import Principal, Refusal, Scope, unauthenticated
 from api.commands import configured_summaries, receipts
 from api.commands.caller import Caller
 from api.commands.receipts import Written
@@ -21,7 +20,7 @@ from graph.store import Store
 from graph.tx import Tx
 from resolvers.past.as_of import Instant
 from resolvers.providers import ProviderRegistry
-from resolvers.start.plan import StartOutcome
+from resolvers.start.writes import StartOutcome
 
 T = TypeVar("T")
 
@@ -166,7 +165,7 @@ class Context:
             self.services.audit.refusal(refusal, self.path, "threadEvents")
             raise
 
-    def authorize(self, needed: Access) -> None:
+    def authorize(self, needed: Scope) -> None:
         """Raise UNAUTHENTICATED or FORBIDDEN unless the caller may do this."""
         self.require_token()
         assert self.principal is not None

@@ -1,6 +1,6 @@
 """The rules every operation passes, as one Strawberry extension with one hook per phase.
 
-Each rule lives with its subject: the deadline and input sizes in api/graphql/limits.py, the
+Each rule lives with its subject: the deadline and input sizes in api/graphql/input_sizes.py, the
 token in api/graphql/access.py, subscriptions over HTTP in api/http/requests.py, the cost in
 api/graphql/cost.py. Strawberry enters a context manager for every extension and hook on every
 request, so the rules share one extension rather than having one each: under load that
@@ -18,7 +18,7 @@ from strawberry.types.graphql import OperationType
 
 from api.graphql.access import authorize, refuse_closed, require_token
 from api.graphql.cost import refuse_over_cost
-from api.graphql.limits import check_root_arguments, operation_deadline
+from api.graphql.input_sizes import check_root_arguments, operation_deadline
 from api.http.requests import refuse_subscription_over_http
 from api.settings import Settings
 

@@ -33,10 +33,10 @@ from api.graphql.nodes import (
 from api.graphql.providers import ProviderLimit
 from graph import models
 from resolvers.imports.detect import detect
-from resolvers.imports.plan import Imported
+from resolvers.imports.writes import Imported
 from resolvers.lineage.rollback import RollbackDecision
 from resolvers.start.decision import StartRequest
-from resolvers.start.plan import StartOutcome
+from resolvers.start.writes import StartOutcome
 
 Info = Info
 V = TypeVar("V")

@@ -51,8 +51,8 @@ from graph import models, repo
 from graph.errors import ErrorCode, ThreadlineError
 from graph.ranges import Ranges
 from graph.tx import Tx
+from resolvers import coverage
 from resolvers.coverage import Coverage
-from resolvers.coverage import coverage as compute_coverage
 from resolvers.handoffs.written import entries_of
 from resolvers.past.as_of import Instant
 
@@ -220,7 +220,7 @@ class Thread(NodeView[models.ThreadNode]):
         if state is None:
             return []
         return [
-            ProviderThreadCoverage.of(compute_coverage(pt, state.history, state.handoffs))
+            ProviderThreadCoverage.of(coverage.coverage(pt, state.history, state.handoffs))
             for pt in state.providerThreads
         ]
 
@@ -357,10 +357,10 @@ class ProviderThread(NodeView[models.ProviderThreadNode]):
     async def _coverage(self, info: Info) -> Coverage:
         state = await loaders(info, self.as_of).coverage_state.load(self.node.threadId)
         if state is None:
-            return compute_coverage(self.node, Ranges(), [])
+            return coverage.coverage(self.node, Ranges(), [])
         # This provider thread as the coverage read found it (its ranges are current there).
         pt = state.provider_thread(self.node.id) or self.node
-        return compute_coverage(pt, state.history, state.handoffs)
+        return coverage.coverage(pt, state.history, state.handoffs)
 
 
 @strawberry.type

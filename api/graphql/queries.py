@@ -31,8 +31,8 @@ from api.graphql.providers import Provider, ProviderLimit
 from graph import models, repo
 from graph.errors import invalid
 from graph.tx import Tx
-from resolvers import search as searching
-from resolvers.lineage.plans import MergeBackOutlook
+from resolvers import search
+from resolvers.lineage.writes import MergeBackOutlook
 from resolvers.past.replay import Explained, explained
 from resolvers.start.decision import StartRequest
 
@@ -77,14 +77,14 @@ class Query:
         first: int | None = 20,
     ) -> list[SearchHit]:
         size = pagination.page_size(info.context.settings.max_page_size, first, 20)
-        searched = searching.words(query)
+        searched = search.words(query)
         workspace = info.context.workspace
-        lucene = searching.lucene(workspace, searched, kinds)
+        lucene = search.lucene(workspace, searched, kinds)
         if lucene is None:
             return []
 
         async def work(tx: Tx) -> list[models.SearchText]:
-            return await repo.search(tx, workspace, lucene, kinds, size, searching.candidates(size))
+            return await repo.search(tx, workspace, lucene, kinds, size, search.candidates(size))
 
         found = await info.context.store.read(work)
         return list(await asyncio.gather(*(SearchHit.of(info, f, searched) for f in found)))

@@ -33,8 +33,7 @@ from typing import NamedTuple
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ServiceUnavailable, SessionExpired
 
-from graph.runtime import neo4j_browser, process
-from graph.runtime import ports as net
+from graph.runtime import neo4j_browser, ports, process
 
 NEO4J_VERSION = "5.26.30"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
@@ -224,7 +223,7 @@ class LocalNeo4j:
     def answers(self) -> bool:
         """True when our own server holds its Bolt port and `RETURN 1` succeeds there."""
         pid = self.running_pid()
-        if pid is None or net.held_by(pid, self.ports().bolt) is False:
+        if pid is None or ports.held_by(pid, self.ports().bolt) is False:
             return False
         try:
             with GraphDatabase.driver(
@@ -267,8 +266,8 @@ class LocalNeo4j:
         if self.is_running():
             return False
         explicit = (self.bolt_port, self.http_port)
-        ports = self.ports()
-        return any(explicit[i] is None and not net.is_free(ports[i]) for i in range(len(ports)))
+        chosen = self.ports()
+        return any(explicit[i] is None and not ports.is_free(chosen[i]) for i in range(len(chosen)))
 
     def _remembered_ports(self) -> Ports | None:
         try:
@@ -289,7 +288,7 @@ class LocalNeo4j:
                 f"Bolt and HTTP cannot share port {wanted.bolt}: "
                 f"set {self.port_settings[0]} or {self.port_settings[1]} to another one."
             )
-        taken = [i for i, port in enumerate(wanted) if not net.is_free(port)]
+        taken = [i for i, port in enumerate(wanted) if not ports.is_free(port)]
         explicit = (self.bolt_port, self.http_port)
         for i in taken:
             if explicit[i] is not None:
@@ -297,7 +296,7 @@ class LocalNeo4j:
                     f"Port {wanted[i]} ({PORT_LABELS[i]}) is taken by another program: free it "
                     f"or set {self.port_settings[i]} to another port."
                 )
-        spare = iter(net.free_ports(len(taken), avoid=frozenset(wanted)))
+        spare = iter(ports.free_ports(len(taken), avoid=frozenset(wanted)))
         chosen = Ports(*(next(spare) if i in taken else port for i, port in enumerate(wanted)))
         for i in taken:
             notify(

@@ -20,8 +20,7 @@ from graph.plan import HandoffChange
 from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
-from resolvers.handoffs import configured as summary_plans
-from resolvers.handoffs import tokenizer
+from resolvers.handoffs import awaited, tokenizer
 from resolvers.handoffs.fields import TextFields
 from resolvers.providers import ProviderCapabilities
 
@@ -139,7 +138,7 @@ def replace(
             HandoffChange.model_validate({"id": old.id, **content, "status": HandoffStatus.READY})
         )
         draft.event(thread_id, event(handoffId=old.id, filled=True), old.targetRunId)
-        summary_plans.settle(draft, state, old.targetRunId, {old.id})
+        awaited.settle(draft, state, old.targetRunId, {old.id})
         return old.id
     new = old.model_copy(
         update={

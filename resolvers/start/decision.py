@@ -31,8 +31,7 @@ from graph.ranges import Ranges
 from graph.thread_state import ThreadState
 from resolvers.content import Content
 from resolvers.coverage import Coverage, coverage, handoff_ranges
-from resolvers.handoffs.budget import ContextPolicy, budget_into, fits, fitted, too_large
-from resolvers.handoffs.budget import explained as explained_budget
+from resolvers.handoffs.budget import ContextPolicy, budget_into, explained, fits, fitted, too_large
 from resolvers.handoffs.planning import NativeForkPlan, PlannedHandoff, plan_handoff, runs_named
 from resolvers.lineage import points
 from resolvers.providers import ProviderCapabilities, ProviderRegistry
@@ -208,7 +207,7 @@ def _within_budget(
     if not fits(decision.handoffs, budget) and content.complete:
         raise too_large(budget, decision.handoffs)
     handoffs = fitted(decision.handoffs, budget)
-    explanation = [*decision.explanation, explained_budget(budget)] if decision.handoffs else []
+    explanation = [*decision.explanation, explained(budget)] if decision.handoffs else []
     return decision.model_copy(
         update={
             "budget": budget,

@@ -24,8 +24,8 @@ from graph.models import SummarySource
 from graph.store import Store
 from resolvers.providers import registry_from_toml
 from resolvers.start.decision import StartRequest
-from resolvers.start.plan import StartOutcome
 from resolvers.start.staleness import StalenessPolicy
+from resolvers.start.writes import StartOutcome
 from tests.support.chat_server import ANSWERING_MODEL, ChatServer, Mode, chat_server
 from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.seeded import read_only_graph

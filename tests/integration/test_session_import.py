@@ -24,7 +24,7 @@ from graph.store import Store
 from resolvers.imports import claude_code
 from resolvers.imports.detect import detect
 from resolvers.imports.pieces import pieces
-from resolvers.imports.plan import parse
+from resolvers.imports.writes import parse
 from tests.support.graphql import GraphQLClient, make_app_client
 from tests.support.managed import cli_env
 from tests.support.outage import Outage

@@ -47,10 +47,10 @@ from resolvers.handoffs.sources import SummaryPolicy, assign
 from resolvers.lineage import points
 from resolvers.lineage import rollback as rollbacks
 from resolvers.providers import ProviderRegistry, registry_from_toml
-from resolvers.start import plan as start_plan
+from resolvers.start import writes as start_plan
 from resolvers.start.decision import StartDecision, StartRequest, decide_start
-from resolvers.start.plan import StartOutcome
 from resolvers.start.staleness import StalenessPolicy
+from resolvers.start.writes import StartOutcome
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

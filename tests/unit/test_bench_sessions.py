@@ -1,5 +1,5 @@
 """The benchmark's generated session files import through the product's own importers
-(the pure import planning of resolvers/imports/plan.py), run for run, with every
+(the pure import planning of resolvers/imports/writes.py), run for run, with every
 assistant message whole and every tool output there."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bench.sessions import Shape, files, session
 from graph.models import RunItemKind, RunNode, SessionFormat
 from resolvers.draft import Draft
 from resolvers.imports.detect import detect
-from resolvers.imports.plan import import_session, parse
+from resolvers.imports.writes import import_session, parse
 
 SAMPLES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "generated"
 FORMATS = {

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from graph.models import HandoffStatus, RunStatus, SummarySource
 from resolvers.draft import Draft
-from resolvers.handoffs import configured
+from resolvers.handoffs import awaited
 from resolvers.handoffs.requests import SummaryRequest, SummaryResult
 from resolvers.handoffs.sources import Assignment
-from resolvers.start import failure, transfers
-from resolvers.start.plan import StartOutcome
+from resolvers.start import summary_failures, transfers
+from resolvers.start.writes import StartOutcome
 from tests.support.scenario import Scenario, waiting_start
 
 TEXT = "## Goals\n- carry on with the checkout fix\n"
@@ -26,7 +26,7 @@ def test_an_answer_that_fits_is_the_text_and_says_who_wrote_it() -> None:
     scenario, request = configured_wait()
     result = SummaryResult(key=request.key, text=TEXT, createdBy="gpt", model="m1", generationMs=9)
     filled = scenario.apply(
-        lambda draft: configured.fill_configured(draft, scenario.state, request, result)
+        lambda draft: awaited.fill_configured(draft, scenario.state, request, result)
     )
     assert filled is not None
     stored = scenario.handoffs[request.handoffId]
@@ -43,7 +43,7 @@ def test_an_oversized_answer_gives_way_to_the_local_summary_which_says_why() -> 
     scenario, request = configured_wait()
     huge = "word " * (request.maxTokens * 4)
     result = SummaryResult(key=request.key, text=huge, generationMs=3)
-    scenario.apply(lambda draft: configured.fill_configured(draft, scenario.state, request, result))
+    scenario.apply(lambda draft: awaited.fill_configured(draft, scenario.state, request, result))
     stored = scenario.handoffs[request.handoffId]
     assert stored.status is HandoffStatus.READY
     assert stored.summaryText == request.material.local(request.maxTokens).text
@@ -53,9 +53,9 @@ def test_an_oversized_answer_gives_way_to_the_local_summary_which_says_why() -> 
 def test_a_handoff_no_longer_waiting_is_left_as_it_is() -> None:
     scenario, request = configured_wait()
     result = SummaryResult(key=request.key, text=TEXT)
-    scenario.apply(lambda draft: configured.fill_configured(draft, scenario.state, request, result))
+    scenario.apply(lambda draft: awaited.fill_configured(draft, scenario.state, request, result))
     again = scenario.apply(
-        lambda draft: configured.fill_configured(draft, scenario.state, request, result)
+        lambda draft: awaited.fill_configured(draft, scenario.state, request, result)
     )
     assert again is None
 
@@ -70,7 +70,7 @@ def test_a_failed_summary_keeps_its_record_and_the_local_one_replaces_it() -> No
     local = Assignment(source=SummarySource.LOCAL)
 
     def fail(draft: Draft) -> StartOutcome:
-        return failure.summary_failed(
+        return summary_failures.summary_failed(
             draft, state, {}, run, [pending], [replan], [local], {}, "codex timed out", provider
         )
 

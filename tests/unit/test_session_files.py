@@ -11,7 +11,7 @@ from graph.errors import ErrorCode, ThreadlineError
 from graph.models import RunItemKind, SessionFormat
 from resolvers.imports import claude_code, codex
 from resolvers.imports.pieces import pieces
-from resolvers.imports.plan import parse
+from resolvers.imports.writes import parse
 
 SESSIONS = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from graphql import GraphQLInputObjectType, GraphQLObjectType, build_schema
 
-from api.graphql.limits import FILE_ARGUMENTS, TEXT_ARGUMENTS
+from api.graphql.input_sizes import FILE_ARGUMENTS, TEXT_ARGUMENTS
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schema.graphql"
 

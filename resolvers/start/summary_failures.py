@@ -25,7 +25,7 @@ from graph.plan import RunChange
 from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
-from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs import awaited
 from resolvers.handoffs.budget import ContextPolicy, budget_into, fitted
 from resolvers.handoffs.planning import PlannedHandoff
 from resolvers.handoffs.requests import SummaryRequest
@@ -33,7 +33,7 @@ from resolvers.handoffs.sources import Assignment
 from resolvers.providers import ProviderCapabilities
 from resolvers.start import injection
 from resolvers.start.decision import StartDecision
-from resolvers.start.plan import StartOutcome
+from resolvers.start.writes import StartOutcome
 
 
 def summary_failed(
@@ -66,25 +66,25 @@ def summary_failed(
                 }
             )
         else:
-            node, asked = summary_plans.sourced(node, assignment, cached)
+            node, asked = awaited.sourced(node, assignment, cached)
             requests.extend([asked] if asked else [])
         draft.handoff(node)
         transitions.fail_handoff(draft, thread_id, run.id, old.id, reason, replaced_by=node.id)
-        summary_plans.created_event(draft, thread_id, run.id, node)
+        awaited.created_event(draft, thread_id, run.id, node)
         replacements.append(node)
     new_ids = [node.id for node in replacements]
     draft.move(run.id, pt.id, new_ids)
     failed = {h.id for h in pending}
     kept = [h for h in state.runHandoffs if h.targetRunId == run.id and h.id not in failed]
     handoffs = injection.ordered([*kept, *replacements], state, related)
-    draft.change(RunChange(id=run.id, status=summary_plans.run_status(pt, handoffs)))
+    draft.change(RunChange(id=run.id, status=awaited.run_status(pt, handoffs)))
     moved = run.model_copy(update={"consumedHandoffIds": [*run.consumedHandoffIds, *new_ids]})
     return StartOutcome(
         run=draft.updated(moved),
         provider_thread=pt,
         handoffs=handoffs,
         transfers=[],
-        decision=summary_plans.explained(
+        decision=awaited.explained(
             _as_started(run, pt, provider, replans, pending, reason), requests
         ),
         requests=requests,

@@ -19,7 +19,7 @@ from graph.models import (
 from graph.plan import ProviderThreadChange, RunChange, ThreadChange
 from graph.ranges import Ranges
 from graph.thread_state import ThreadState
-from resolvers import runs as run_plans
+from resolvers import runs
 from resolvers.draft import Draft
 from resolvers.handoffs.digests import digest_of, tokens_held
 from resolvers.imports import claude_code, codex, gemini_cli
@@ -72,7 +72,7 @@ def import_session(
     the same run when its fingerprint is (its request at its instant): the same file
     again, or a shorter copy, adds nothing; a longer copy adds its new runs."""
     if thread_id is not None:
-        run_plans.chosen_thread_id(thread_id)
+        runs.chosen_thread_id(thread_id)
     if earlier is None:
         return _first(draft, workspace, parsed, thread_id, title)
     state, pt = earlier.state, earlier.providerThread
@@ -105,7 +105,7 @@ def _first(
     title: str | None,
 ) -> Imported:
     named = title or _title(parsed)
-    thread = run_plans.create_thread(draft, workspace, named, thread_id)
+    thread = runs.create_thread(draft, workspace, named, thread_id)
     last = parsed.runs[-1] if parsed.runs else None
     pt = ProviderThreadNode(
         id=draft.new_id("pth"),

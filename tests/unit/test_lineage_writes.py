@@ -25,7 +25,7 @@ from graph.models import (
 from graph.plan import WritePlan
 from graph.thread_state import ThreadState
 from resolvers.draft import Draft
-from resolvers.lineage import plans
+from resolvers.lineage import writes
 from tests.support.scenario import Scenario
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
@@ -75,7 +75,7 @@ def test_a_fork_is_a_child_thread_and_a_pending_transfer_nothing_more() -> None:
     parent = parent_with_runs()
     run = parent.runs[next(iter(parent.runs))]
     d = draft()
-    child = plans.fork(d, parent.state, plans.ForkRequest(run), "  try   the cache  ")
+    child = writes.fork(d, parent.state, writes.ForkRequest(run), "  try   the cache  ")
     plan = d.build()
     assert (child.parentId, child.rootId, child.relationshipToParent) == (
         "t",
@@ -101,28 +101,28 @@ def test_a_fork_is_a_child_thread_and_a_pending_transfer_nothing_more() -> None:
 def test_merge_back_needs_a_fork_with_a_completed_run() -> None:
     parent = parent_with_runs()
     with pytest.raises(ThreadlineError) as not_fork:
-        plans.merge_back(draft(), parent.state, parent.state)
+        writes.merge_back(draft(), parent.state, parent.state)
     assert not_fork.value.code is ErrorCode.INVALID_INPUT
     d = draft()
-    plans.fork(d, parent.state, plans.ForkRequest(parent.runs[next(iter(parent.runs))]), None)
+    writes.fork(d, parent.state, writes.ForkRequest(parent.runs[next(iter(parent.runs))]), None)
     forked = d.build()
     idle = child_state(forked, forked.transfers[0])
     with pytest.raises(ThreadlineError) as no_run:
-        plans.merge_back(draft(), idle, parent.state)
+        writes.merge_back(draft(), idle, parent.state)
     assert no_run.value.code is ErrorCode.INVALID_INPUT
 
 
 def test_a_new_merge_back_replaces_the_pending_one_and_says_so_on_the_parent() -> None:
     parent = parent_with_runs()
     d = draft()
-    plans.fork(d, parent.state, plans.ForkRequest(parent.runs[next(iter(parent.runs))]), None)
+    writes.fork(d, parent.state, writes.ForkRequest(parent.runs[next(iter(parent.runs))]), None)
     forked = d.build()
     origin = forked.transfers[0]
     fork = child_state(forked, origin, completed=2)
-    first = plans.merge_back(draft(), fork, parent.state)
+    first = writes.merge_back(draft(), fork, parent.state)
     waiting = parent.state.model_copy(update={"transfers": [first]})
     d2 = draft()
-    second = plans.merge_back(d2, fork, waiting)
+    second = writes.merge_back(d2, fork, waiting)
     plan = d2.build()
     assert (second.type, second.status, second.sourcePoint.runId) == (
         TransferType.MERGE_BACK,
@@ -143,10 +143,10 @@ def test_a_spawned_subagent_gets_the_parents_latest_completed_run_and_its_task()
     parent = parent_with_runs()
     busy = parent.runs[next(reversed(parent.runs))]
     with pytest.raises(ThreadlineError) as empty:
-        plans.spawn_subagent(draft(), parent.state, busy, "  ", None)
+        writes.spawn_subagent(draft(), parent.state, busy, "  ", None)
     assert empty.value.code is ErrorCode.INVALID_INPUT
     d = draft()
-    child = plans.spawn_subagent(d, parent.state, busy, "find the flaky test", "claude")
+    child = writes.spawn_subagent(d, parent.state, busy, "find the flaky test", "claude")
     plan = d.build()
     [transfer] = plan.transfers
     assert (child.relationshipToParent, child.createdBy) == (
@@ -169,7 +169,7 @@ def test_a_subagent_the_provider_spawned_is_resolved_natively_at_once() -> None:
     parent = parent_with_runs()
     busy = parent.runs[next(reversed(parent.runs))]
     d = draft()
-    child = plans.record_native_subagent(d, parent.state, busy, "claude", "sess-9", "probe")
+    child = writes.record_native_subagent(d, parent.state, busy, "claude", "sess-9", "probe")
     plan = d.build()
     [pt] = plan.providerThreads
     [transfer] = plan.transfers
@@ -195,21 +195,21 @@ def test_a_subagent_result_replaces_the_pending_one_and_waits_for_the_parent() -
     parent = parent_with_runs()
     busy = parent.runs[next(reversed(parent.runs))]
     d = draft()
-    plans.spawn_subagent(d, parent.state, busy, "look", None)
+    writes.spawn_subagent(d, parent.state, busy, "look", None)
     spawned = d.build()
     child = child_state(spawned, spawned.transfers[0], completed=1)
     with pytest.raises(ThreadlineError) as empty:
-        plans.complete_subagent(draft(), child, parent.state, "")
+        writes.complete_subagent(draft(), child, parent.state, "")
     assert empty.value.code is ErrorCode.INVALID_INPUT
     running = child.model_copy(
         update={"lastRun": child.lastRun.model_copy(update={"status": RunStatus.RUNNING})}  # type: ignore[union-attr]
     )
     with pytest.raises(ThreadlineError) as busy_child:
-        plans.complete_subagent(draft(), running, parent.state, "found it")
+        writes.complete_subagent(draft(), running, parent.state, "found it")
     assert busy_child.value.code is ErrorCode.CONFLICT
-    first = plans.complete_subagent(draft(), child, parent.state, "found it")
+    first = writes.complete_subagent(draft(), child, parent.state, "found it")
     d2 = draft()
-    second = plans.complete_subagent(
+    second = writes.complete_subagent(
         d2, child, parent.state.model_copy(update={"transfers": [first]}), "found it, really"
     )
     plan = d2.build()

@@ -22,7 +22,7 @@ from graph.plan import HandoffChange, ProviderThreadChange, RunChange, ThreadCha
 from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
-from resolvers.handoffs import configured as summary_plans
+from resolvers.handoffs import awaited
 from resolvers.handoffs.requests import SummaryRequest
 from resolvers.handoffs.sources import LOCAL, Assignment
 from resolvers.start.decision import StartDecision, StartRequest
@@ -102,7 +102,7 @@ def start(
         node = plan.to_node(draft.new_id("hnd"), thread_id, pt.id, draft.at).model_copy(
             update={"targetRunId": run_id, "budget": decision.budget}
         )
-        node, asked = summary_plans.sourced(node, assignment, cached or {})
+        node, asked = awaited.sourced(node, assignment, cached or {})
         handoffs.append(node)
         requests.extend([asked] if asked else [])
         draft.handoff(node)
@@ -124,7 +124,7 @@ def start(
     if handoffs:  # what the native thread will hold besides its own runs
         injected = sum(h.tokenEstimate for h in handoffs)
         draft.change(ProviderThreadChange(id=pt.id, heldTokens=pt.heldTokens + injected))
-    status = summary_plans.run_status(pt, handoffs)
+    status = awaited.run_status(pt, handoffs)
     started_with_delta = any(
         h.strategy is HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN for h in handoffs
     )
@@ -180,7 +180,7 @@ def start(
     _resolve_transfers(draft, thread_id, decision, run.id, pt.id, handoff_ids)
     for handoff in handoffs:
         if handoff.id != decision.preparedHandoffId:  # made before, when it was prepared
-            summary_plans.created_event(draft, thread_id, run.id, handoff)
+            awaited.created_event(draft, thread_id, run.id, handoff)
     _supersede_prepared(draft, state, decision, handoffs, run.id)
     consumed = {resolution.transferId for resolution in decision.transfers}
     return StartOutcome(
@@ -188,7 +188,7 @@ def start(
         provider_thread=draft.updated(pt),
         handoffs=handoffs,
         transfers=[draft.updated(x) for x in state.transfers if x.id in consumed],
-        decision=summary_plans.explained(decision, requests),
+        decision=awaited.explained(decision, requests),
         requests=requests,
     )
 
