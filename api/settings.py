@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from api.http import names
+from api import host_names
 from graph.models import SummarySource
 from graph.runtime.local_neo4j import LocalNeo4j, Ports
 from resolvers.handoffs.budget import MIN_RESERVE_TOKENS, ContextPolicy
@@ -152,12 +152,12 @@ class Settings(BaseSettings):
     @field_validator("allowed_hosts")
     @classmethod
     def _host_names(cls, value: list[str]) -> list[str]:
-        return [names.host_name(name) for name in value]
+        return [host_names.host_name(name) for name in value]
 
     @field_validator("allowed_origins")
     @classmethod
     def _origins(cls, value: list[str]) -> list[str]:
-        return [names.origin(text) for text in value]
+        return [host_names.origin(text) for text in value]
 
     def local_neo4j(self) -> LocalNeo4j:
         return LocalNeo4j(

@@ -14,13 +14,14 @@ from typing import Any
 
 from graphql import GraphQLResolveInfo
 from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
 from strawberry.types.graphql import OperationType
 
 from api.graphql.access import authorize, refuse_closed, require_token
 from api.graphql.cost import refuse_over_cost
 from api.graphql.input_sizes import check_root_arguments, operation_deadline
-from api.http.requests import refuse_subscription_over_http
 from api.settings import Settings
+from graph.errors import invalid
 
 
 def guards_extension(settings: Settings) -> Callable[[], SchemaExtension]:
@@ -59,3 +60,10 @@ def guards_extension(settings: Settings) -> Callable[[], SchemaExtension]:
             return _next(root, info, *args, **kwargs)
 
     return Guards
+
+
+def refuse_subscription_over_http(execution: ExecutionContext) -> None:
+    """A subscription sent over HTTP would run as a one-shot field: refuse it."""
+    over_socket = getattr(execution.context, "socket", None) is not None
+    if execution.operation_type is OperationType.SUBSCRIPTION and not over_socket:
+        raise invalid("Subscriptions need a websocket speaking graphql-transport-ws.")

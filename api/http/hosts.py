@@ -26,9 +26,9 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 from strawberry.http.websocket_origin import is_same_origin
 
+from api import host_names
 from api.audit import HOST_REFUSED, ORIGIN_REFUSED, Audit
 from api.auth import Refusal
-from api.http import names
 from api.http.requests import coded
 from graph.errors import ErrorCode
 
@@ -53,12 +53,12 @@ class Trusted:
         configured = [*LOOPBACK, *settings.allowed_hosts]
         # A HOST that is no name a request could carry is one uvicorn cannot bind either.
         with contextlib.suppress(ValueError):
-            configured.append(names.host_name(settings.host))
+            configured.append(host_names.host_name(settings.host))
         return cls(frozenset(configured), frozenset(settings.allowed_origins))
 
     def refusal(self, host: str | None, origin: str | None) -> Refusal | None:
         """Why a request with these headers is refused, or None when it may run."""
-        if names.requested_name(host) not in self.names:
+        if host_names.requested_name(host) not in self.names:
             return Refusal(
                 ErrorCode.MISDIRECTED,
                 f"This service does not answer to the host {_cut(host)!r}: it answers to "
@@ -80,7 +80,7 @@ class Trusted:
         and without a port, and the origins of the service's pages on each, http or https.
         It can say neither "the same origin as the Host" nor "any name case": the guard's
         check, run first, is the stricter of the two."""
-        hosts = [names.shown(name) for name in sorted(self.names)]
+        hosts = [host_names.shown(name) for name in sorted(self.names)]
         return TransportSecuritySettings(
             enable_dns_rebinding_protection=True,
             allowed_hosts=[form for host in hosts for form in (host, f"{host}:*")],

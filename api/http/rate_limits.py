@@ -26,7 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.storage import MemoryStorage
@@ -34,12 +34,26 @@ from limits.strategies import SlidingWindowCounterRateLimiter
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from api.audit import Audit
 from api.auth import Principal
 from api.graphql.errors import with_code
+from api.live_tokens import LiveTokens
 from graph.errors import ErrorCode, ThreadlineError
 
-if TYPE_CHECKING:
-    from api.services import Services
+
+class Gatekeepers(Protocol):
+    """What the middleware uses of the running services (api.services.Services has them;
+    named here so that this module does not depend on the services it is part of)."""
+
+    @property
+    def tokens(self) -> LiveTokens: ...
+
+    @property
+    def rate_limits(self) -> RateLimits: ...
+
+    @property
+    def audit(self) -> Audit: ...
+
 
 LIMITED_PATHS = frozenset({"/graphql", "/mcp"})
 MOST_HELD = 32  # refusals of one token paused at once; a pause costs a socket, no CPU
@@ -137,7 +151,7 @@ class RateLimited:
     """ASGI middleware: counts `/graphql` and `/mcp` requests per token, answers 429 over
     the bound. A request without a valid token passes to the endpoint, which refuses it."""
 
-    def __init__(self, app: ASGIApp, services: Callable[[], Services]) -> None:
+    def __init__(self, app: ASGIApp, services: Callable[[], Gatekeepers]) -> None:
         self.app = app
         self._services = services
 

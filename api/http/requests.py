@@ -13,13 +13,11 @@ from typing import TYPE_CHECKING
 from cross_web import HTTPException
 from graphql import GraphQLError, OperationDefinitionNode, parse
 from starlette.responses import JSONResponse
-from strawberry.types import ExecutionContext
-from strawberry.types.graphql import OperationType
 
 from api.auth import Refusal
 from api.graphql.errors import with_code
 from api.http.media import JSON
-from graph.errors import ErrorCode, invalid
+from graph.errors import ErrorCode
 
 if TYPE_CHECKING:
     from api.services import Services
@@ -85,13 +83,6 @@ def coded(status: int, code: ErrorCode, message: str, media: str = JSON) -> JSON
     """A refusal before execution: `status`, and a GraphQL-shaped body with its code."""
     error = with_code({"message": message, "extensions": {"code": code.value}})
     return JSONResponse({"errors": [error]}, status_code=status, media_type=media)
-
-
-def refuse_subscription_over_http(execution: ExecutionContext) -> None:
-    """A subscription sent over HTTP would run as a one-shot field: refuse it."""
-    over_socket = getattr(execution.context, "socket", None) is not None
-    if execution.operation_type is OperationType.SUBSCRIPTION and not over_socket:
-        raise invalid("Subscriptions need a websocket speaking graphql-transport-ws.")
 
 
 def unnamed_choice(query: str | None, operation_name: str | None, max_tokens: int) -> str | None:
