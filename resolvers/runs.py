@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from graph import events
 from graph.errors import conflict, invalid
 from graph.models import (
-    DIGEST_VERSION,
     Actor,
     CheckpointNode,
     ContextUsage,
@@ -25,11 +24,11 @@ from graph.models import (
     ThreadNode,
     UsageReport,
 )
-from graph.plan import ProviderThreadChange, RunChange, ThreadChange
+from graph.plan import ProviderThreadChange, ThreadChange
 from graph.thread_state import ThreadState
+from resolvers import transitions
 from resolvers.draft import Draft
 from resolvers.handoffs import awaited
-from resolvers.handoffs.digests import digest_of, tokens_held
 
 
 def create_thread(draft: Draft, workspace: str, title: str | None, ident: str | None) -> ThreadNode:
@@ -115,12 +114,7 @@ def attach(
         raise conflict(f"Provider thread {pt.id} is already attached to {pt.nativeRef!r}.")
     if pt.status in (ProviderThreadStatus.FAILED, ProviderThreadStatus.STALE):
         raise conflict(f"Provider thread {pt.id} is {pt.status}; it cannot be attached.")
-    status = ProviderThreadStatus.ACTIVE if pt.status is ProviderThreadStatus.PENDING else pt.status
-    draft.change(
-        ProviderThreadChange(
-            id=pt.id, nativeRef=native_ref, historyMode=history_mode, status=status
-        )
-    )
+    transitions.attach_provider_thread(draft, state.thread.id, pt, native_ref, history_mode)
     waiting = state.run_in_progress
     # The run starts running once no handoff it consumes still waits for its summary too.
     if (
@@ -129,13 +123,7 @@ def attach(
         and waiting.status is RunStatus.STARTING
         and not awaited.pending_of(state, waiting.id)
     ):
-        draft.change(RunChange(id=waiting.id, status=RunStatus.RUNNING))
-    draft.event(
-        state.thread.id,
-        events.ProviderThreadAttached(
-            providerThreadId=pt.id, nativeRef=native_ref, historyMode=history_mode
-        ),
-    )
+        transitions.run_running(draft, waiting.id)
     return draft.updated(pt)
 
 
@@ -161,10 +149,11 @@ def complete(
             createdAt=draft.at,
         )
     checkpoint_id = checkpoint.id if checkpoint else None
-    done = _ended(
+    done = transitions.end_run(
         draft,
-        state,
+        state.thread.id,
         run,
+        state.provider_thread(run.providerThreadId),
         events.RunCompleted(ordinal=run.ordinal, items=len(items), checkpointId=checkpoint_id),
         status=RunStatus.COMPLETED,
         nativeTurnRef=native_turn_ref,
@@ -202,7 +191,15 @@ def report_usage(
 def fail(draft: Draft, state: ThreadState, run: RunNode, reason: str) -> RunNode:
     awaited.fail_pending(draft, state, run, reason)
     ended = events.RunFailed(ordinal=run.ordinal, reason=reason)
-    return _ended(draft, state, run, ended, status=RunStatus.FAILED, failureReason=reason)
+    return transitions.end_run(
+        draft,
+        state.thread.id,
+        run,
+        state.provider_thread(run.providerThreadId),
+        ended,
+        status=RunStatus.FAILED,
+        failureReason=reason,
+    )
 
 
 def interrupt(
@@ -229,64 +226,13 @@ def interrupt(
         limitId=limit.id,
         resetsAt=limit.resetsAt,
     )
-    return _ended(
+    return transitions.end_run(
         draft,
-        state,
+        state.thread.id,
         run,
+        state.provider_thread(run.providerThreadId),
         stopped,
         status=RunStatus.INTERRUPTED,
         failureReason=limit.reason,
         items=list(items),
     )
-
-
-def _ended(
-    draft: Draft,
-    state: ThreadState,
-    in_progress: RunNode,
-    ended: events.Payload,
-    *,
-    status: RunStatus,
-    nativeTurnRef: str | None = None,
-    failureReason: str | None = None,
-    items: list[RunItem] | None = None,
-    checkpoint: CheckpointNode | None = None,
-) -> RunNode:
-    """A run becomes history (completed, failed or interrupted): its new status, what it
-    reported, its digest for summaries, a native run of its provider thread, and `ended`
-    logged on the thread."""
-    run = in_progress.model_copy(
-        update={
-            "status": status,
-            "nativeTurnRef": nativeTurnRef,
-            "failureReason": failureReason,
-            "completedAt": draft.at,
-            "items": items or [],
-            "checkpoint": checkpoint,
-        }
-    )
-    digest = digest_of(run)
-    draft.change(
-        RunChange(
-            id=run.id,
-            status=run.status,
-            nativeTurnRef=run.nativeTurnRef,
-            failureReason=run.failureReason,
-            completedAt=run.completedAt,
-            digest=digest,
-            digestVersion=DIGEST_VERSION,
-        )
-    )
-    if items is not None:
-        draft.content(run.id, items, checkpoint)
-    pt = state.provider_thread(run.providerThreadId)
-    if pt is not None:
-        draft.change(
-            ProviderThreadChange(
-                id=pt.id,
-                nativeRanges=pt.native.with_ordinal(run.ordinal).flatten(),
-                heldTokens=pt.heldTokens + tokens_held(run, digest),
-            )
-        )
-    draft.event(state.thread.id, ended, run.id)
-    return run

@@ -23,7 +23,7 @@ from graph.models import (
     RunStatus,
     SummarySource,
 )
-from graph.plan import HandoffChange, RunChange
+from graph.plan import HandoffChange
 from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
@@ -131,7 +131,7 @@ def settle(draft: Draft, state: ThreadState, run_id: str | None, filled: set[str
     pt = state.provider_thread(run.providerThreadId)
     still = [h for h in pending_of(state, run.id) if h.id not in filled]
     if pt is not None and run_status(pt, still) is RunStatus.RUNNING:
-        draft.change(RunChange(id=run.id, status=RunStatus.RUNNING))
+        transitions.run_running(draft, run.id)
 
 
 def fill_configured(
@@ -163,16 +163,11 @@ def fill_configured(
             id=handoff.id, **TextFields.of_summary(local, runs).fields, fallbackReason=reason
         )
     draft.change(content)
-    draft.change(
-        HandoffChange(
-            id=handoff.id,
-            generationMs=result.generationMs,
-            status=HandoffStatus.READY,
-            updatedAt=draft.at,
-        )
-    )
-    draft.event(
+    transitions.ready_handoff(
+        draft,
         state.thread.id,
+        handoff.targetRunId,
+        handoff.id,
         events.HandoffSummarized(
             handoffId=handoff.id,
             source=SummarySource.CONFIGURED,
@@ -180,7 +175,7 @@ def fill_configured(
             generationMs=result.generationMs,
             fallbackReason=reason,
         ),
-        handoff.targetRunId,
+        generation_ms=result.generationMs,
     )
     return draft.updated(handoff)
 

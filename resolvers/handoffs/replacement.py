@@ -134,10 +134,9 @@ def replace(
     }
     thread_id = state.thread.id
     if old.status is not HandoffStatus.READY:
-        draft.change(
-            HandoffChange.model_validate({"id": old.id, **content, "status": HandoffStatus.READY})
-        )
-        draft.event(thread_id, event(handoffId=old.id, filled=True), old.targetRunId)
+        draft.change(HandoffChange.model_validate({"id": old.id, **content}))
+        told = event(handoffId=old.id, filled=True)
+        transitions.ready_handoff(draft, thread_id, old.targetRunId, old.id, told)
         awaited.settle(draft, state, old.targetRunId, {old.id})
         return old.id
     new = old.model_copy(

@@ -14,11 +14,10 @@ from graph.models import (
     HandoffNode,
     ProviderThreadStatus,
     RunNode,
-    RunStatus,
     TransferNode,
     TransferStatus,
 )
-from graph.plan import ProviderThreadChange, RunChange, ThreadChange
+from graph.plan import ProviderThreadChange, ThreadChange
 from graph.ranges import Ranges
 from graph.thread_state import ThreadState
 from resolvers import transitions
@@ -175,7 +174,7 @@ def record(draft: Draft, state: ThreadState, decision: RollbackDecision, to_ordi
     """What a rollback writes: its runs rolled back, and what they took with them."""
     thread_id = state.thread.id
     for run_id in decision.rolledBackRunIds:
-        draft.change(RunChange(id=run_id, status=RunStatus.ROLLED_BACK, rolledBackTo=to_ordinal))
+        transitions.roll_back_run(draft, run_id, to_ordinal)
     for pt_id, ranges in decision.nativeRanges.items():
         draft.change(ProviderThreadChange(id=pt_id, nativeRanges=ranges.flatten()))
     rolled_back = state.thread.rolled_back | decision.rolledBack

@@ -21,7 +21,6 @@ from graph.models import (
     RunNode,
     StartStrategy,
 )
-from graph.plan import RunChange
 from graph.thread_state import ThreadState
 from resolvers import transitions
 from resolvers.draft import Draft
@@ -77,7 +76,7 @@ def summary_failed(
     failed = {h.id for h in pending}
     kept = [h for h in state.runHandoffs if h.targetRunId == run.id and h.id not in failed]
     handoffs = injection.ordered([*kept, *replacements], state, related)
-    draft.change(RunChange(id=run.id, status=awaited.run_status(pt, handoffs)))
+    transitions.run_waits_or_runs(draft, run.id, awaited.run_status(pt, handoffs))
     moved = run.model_copy(update={"consumedHandoffIds": [*run.consumedHandoffIds, *new_ids]})
     return StartOutcome(
         run=draft.updated(moved),

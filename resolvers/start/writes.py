@@ -107,20 +107,9 @@ def start(
         requests.extend([asked] if asked else [])
         draft.handoff(node)
     for stale in decision.staleProviderThreadIds:
-        draft.change(
-            ProviderThreadChange(
-                id=stale, status=ProviderThreadStatus.STALE, staleSignals=decision.stalenessSignals
-            )
-        )
+        transitions.retire_provider_thread(draft, stale, decision.stalenessSignals)
     if not created:
-        draft.change(
-            ProviderThreadChange(
-                id=pt.id,
-                status=ProviderThreadStatus.ACTIVE if pt.nativeRef else pt.status,
-                model=request.model or pt.model,
-                lastUsedAt=draft.at,
-            )
-        )
+        transitions.reuse_provider_thread(draft, pt, request.model or pt.model)
     if handoffs:  # what the native thread will hold besides its own runs
         injected = sum(h.tokenEstimate for h in handoffs)
         draft.change(ProviderThreadChange(id=pt.id, heldTokens=pt.heldTokens + injected))
@@ -268,15 +257,10 @@ def _record_failure(
 ) -> None:
     """reportStartFailure: the provider thread fails, its handoffs for this run give way."""
     failed_pt = run.providerThreadId or ""
-    draft.change(
-        ProviderThreadChange(id=failed_pt, status=ProviderThreadStatus.FAILED, failureReason=reason)
-    )
+    transitions.fail_provider_thread(draft, state.thread.id, run.id, failed_pt, reason)
     by_transfer = {
         plan.transferId: new for plan, new in zip(decision.handoffs, new_handoff_ids, strict=True)
     }
-    draft.event(
-        state.thread.id, events.RunStartFailed(providerThreadId=failed_pt, reason=reason), run.id
-    )
     for handoff in state.handoffs:
         if (
             handoff.id in run.consumedHandoffIds
