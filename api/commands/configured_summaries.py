@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from api.commands import receipts
 from api.commands.caller import Caller, locked
@@ -40,6 +41,23 @@ from resolvers.handoffs import awaited
 from resolvers.handoffs.requests import SummaryRequest, SummaryResult
 from resolvers.handoffs.sources import URL_SETTING
 from resolvers.start.writes import StartOutcome
+
+
+@dataclass(frozen=True)
+class SummaryStep:
+    """The step after a start's transaction: its configured summaries fetched and stored
+    (`finish`), with the service's store, summarizer and bound on the second transaction."""
+
+    store: Store
+    summarizer: ConfiguredSummarizer | None
+    db_timeout_s: float
+
+    async def __call__(
+        self, caller: Caller, outcome: StartOutcome, command_id: CommandId | None
+    ) -> StartOutcome:
+        return await finish(
+            self.store, caller, self.summarizer, outcome, command_id, self.db_timeout_s
+        )
 
 
 async def finish(

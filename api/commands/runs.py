@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from api.commands.caller import Caller, assigned, decided, locked
+from api.commands.configured_summaries import SummaryStep
 from api.commands.receipts import Written
+from api.commands.steps import InSteps
 from graph import repo
 from graph.errors import conflict, not_found
 from graph.models import (
@@ -49,7 +51,28 @@ async def request_clean_context(tx: Tx, caller: Caller, thread_id: str) -> Writt
     return Written(thread_id, draft.build())
 
 
-async def start_run(
+def start_run(
+    thread_id: str,
+    request: StartRequest,
+    asked: SummarySource | None,
+    summaries: SummaryStep,
+    *,
+    ignore_limit: bool = False,
+) -> InSteps[StartOutcome]:
+    """startRun, in two steps:
+    1. `start` decides and writes the start: one write transaction, which leaves the
+       handoffs the configured summarizer owes PENDING and the run STARTING;
+    2. `summaries` then fetch those outside any transaction and store them in a second
+       (api/commands/configured_summaries.py); without any, it answers the start as it is.
+    """
+
+    async def transaction(tx: Tx, caller: Caller) -> Written[StartOutcome]:
+        return await start(tx, caller, thread_id, request, asked, ignore_limit=ignore_limit)
+
+    return InSteps(transaction, summaries)
+
+
+async def start(
     tx: Tx,
     caller: Caller,
     thread_id: str,
@@ -58,8 +81,9 @@ async def start_run(
     *,
     ignore_limit: bool = False,
 ) -> Written[StartOutcome]:
-    """`asked`: the summary source the call names (else the provider's, else the default).
-    A provider with a usage limit in force is PROVIDER_LIMITED unless `ignore_limit`."""
+    """The start's transaction. `asked`: the summary source the call names (else the
+    provider's, else the default). A provider with a usage limit in force is
+    PROVIDER_LIMITED unless `ignore_limit`."""
     state, related = await locked(
         tx,
         caller,
@@ -129,7 +153,19 @@ async def explain_start_then(
     return replay.explained(decision, before.state, record)
 
 
-async def report_start_failure(
+def report_start_failure(
+    run_id: str, reason: str, asked: SummarySource | None, summaries: SummaryStep
+) -> InSteps[StartOutcome]:
+    """reportStartFailure, in the same two steps as startRun: `restart`'s transaction, then
+    the configured summaries it asked for."""
+
+    async def transaction(tx: Tx, caller: Caller) -> Written[StartOutcome]:
+        return await restart(tx, caller, run_id, reason, asked)
+
+    return InSteps(transaction, summaries)
+
+
+async def restart(
     tx: Tx, caller: Caller, run_id: str, reason: str, asked: SummarySource | None = None
 ) -> Written[StartOutcome]:
     """The provider action failed: the run moves to a new provider thread. While the run

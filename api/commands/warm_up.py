@@ -79,7 +79,7 @@ async def _run_cycle(
     tx: Tx, caller: Caller, thread_id: str, provider: str, variant: Variant
 ) -> None:
     request = StartRequest(provider=provider, input="warm-up")
-    start = runs.start_run(tx, caller, thread_id, request)
+    start = runs.start(tx, caller, thread_id, request)
     started: StartOutcome = await _applied(tx, caller, "startRun", start, variant)
     pt_id, run_id = started.provider_thread.id, started.run.id
     attached = runs.attach_native_thread(tx, caller, pt_id, "warm-up", HistoryMode.UNKNOWN)

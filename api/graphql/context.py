@@ -12,6 +12,7 @@ from api.auth import Principal, Refusal, Scope, unauthenticated
 from api.commands import configured_summaries, receipts
 from api.commands.caller import Caller
 from api.commands.receipts import Written
+from api.commands.steps import InSteps
 from api.graphql.loaders import Loaders
 from api.services import Services
 from api.settings import Settings
@@ -20,7 +21,6 @@ from graph.store import Store
 from graph.tx import Tx
 from resolvers.past.as_of import Instant
 from resolvers.providers import ProviderRegistry
-from resolvers.start.writes import StartOutcome
 
 T = TypeVar("T")
 
@@ -120,16 +120,24 @@ class Context:
         client makes, so the bound on names is its bound."""
         return receipts.command_key(command_id, self.settings.max_name_chars)
 
-    async def finish_summaries(self, outcome: StartOutcome, command_id: str | None) -> StartOutcome:
-        """A start's configured summaries, fetched outside any transaction and stored in a
-        second one (`api.commands.configured_summaries`); `outcome` as it is without any."""
-        return await configured_summaries.finish(
-            self.store,
-            self.caller,
-            self.services.summarizer,
-            outcome,
-            self.command_key(command_id),
-            self.settings.db_timeout_s,
+    async def command_in_steps(
+        self,
+        mutation: str,
+        args: dict[str, Any],
+        command_id: str | None,
+        result_type: type[T],
+        steps: InSteps[T],
+    ) -> T:
+        """`command` for a command that goes on after its transaction (api/commands/steps.py):
+        its `after` step runs on the result, a replayed one too."""
+        result = await self.command(mutation, args, command_id, result_type, steps.transaction)
+        return await steps.after(self.caller, result, self.command_key(command_id))
+
+    @property
+    def summary_step(self) -> configured_summaries.SummaryStep:
+        """What follows a start's transaction: its configured summaries."""
+        return configured_summaries.SummaryStep(
+            self.store, self.services.summarizer, self.settings.db_timeout_s
         )
 
     async def examine(self, work: Callable[[Tx, Caller], Awaitable[T]]) -> T:

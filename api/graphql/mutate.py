@@ -11,6 +11,7 @@ from typing import Any, Concatenate, Generic, ParamSpec, TypeVar
 
 from api.commands.caller import Caller
 from api.commands.receipts import Written
+from api.commands.steps import InSteps
 from api.graphql.context import Info
 from graph.errors import ErrorCode, ThreadlineError
 from graph.tx import Tx
@@ -52,6 +53,25 @@ async def mutate(
         lambda tx, caller: command(tx, caller, *params, **options),
     )
 
+    return await _shaped(info, answer, result)
+
+
+async def mutate_in_steps(
+    info: Info,
+    command_id: str | None,
+    args: dict[str, Any],
+    answer: Answer[T, R],
+    steps: InSteps[T],
+) -> R:
+    """`mutate` for a command in steps (api/commands/steps.py): its transaction, its step
+    after, then its `answer`."""
+    result = await info.context.command_in_steps(
+        info.field_name, args, command_id, answer.result_type, steps
+    )
+    return await _shaped(info, answer, result)
+
+
+async def _shaped(info: Info, answer: Answer[T, R], result: T) -> R:
     async def shaped() -> R:
         found = answer.shape(info, result)
         return await found if inspect.isawaitable(found) else found

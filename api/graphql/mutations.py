@@ -20,7 +20,7 @@ from api.graphql.inputs import (
     RunItemInput,
     SourcePointInput,
 )
-from api.graphql.mutate import Answer, mutate
+from api.graphql.mutate import Answer, mutate, mutate_in_steps
 from api.graphql.nodes import (
     ContextHandoff,
     ContextTransfer,
@@ -47,16 +47,6 @@ def _by_id(kind: type[V]) -> Answer[str, V]:
     return Answer(str, lambda info, ident: required(by_id(info, kind, ident)))
 
 
-def _started(command_id: str | None) -> Answer[StartOutcome, StartContextResolution]:
-    """A start's answer once its configured summaries, if any, are in."""
-
-    async def answer(info: Info, outcome: StartOutcome) -> StartContextResolution:
-        finished = await info.context.finish_summaries(outcome, command_id)
-        return StartContextResolution.of(finished)
-
-    return Answer(StartOutcome, answer)
-
-
 THREAD: Answer[models.ThreadNode, Thread] = Answer(
     models.ThreadNode, lambda _, node: Thread.of(node)
 )
@@ -76,6 +66,9 @@ CLEARED: Answer[limits.Cleared, ProviderLimit | None] = Answer(
     limits.Cleared, lambda _, cleared: ProviderLimit.of(cleared.limit) if cleared.limit else None
 )
 IMPORTED: Answer[Imported, SessionImport] = Answer(Imported, SessionImport.of)
+STARTED: Answer[StartOutcome, StartContextResolution] = Answer(
+    StartOutcome, lambda _, outcome: StartContextResolution.of(outcome)
+)
 
 
 @strawberry.type
@@ -117,18 +110,10 @@ class Mutation:
             # Only when set: a receipt stored before the argument existed still matches.
             **({"ignoreLimit": True} if ignore else {}),
         }
-        started = _started(command_id)
-        return await mutate(
-            info,
-            command_id,
-            args,
-            started,
-            runs.start_run,
-            thread_id,
-            request,
-            source,
-            ignore_limit=ignore,
+        steps = runs.start_run(
+            thread_id, request, source, info.context.summary_step, ignore_limit=ignore
         )
+        return await mutate_in_steps(info, command_id, args, STARTED, steps)
 
     @strawberry.mutation
     async def attach_native_thread(
@@ -168,10 +153,8 @@ class Mutation:
     ) -> StartContextResolution:
         source = models.SummarySource(summary_source) if summary_source else None
         args = {"runId": run_id, "reason": reason, **_source_arg(source)}
-        started = _started(command_id)
-        return await mutate(
-            info, command_id, args, started, runs.report_start_failure, run_id, reason, source
-        )
+        steps = runs.report_start_failure(run_id, reason, source, info.context.summary_step)
+        return await mutate_in_steps(info, command_id, args, STARTED, steps)
 
     @strawberry.mutation
     async def complete_run(

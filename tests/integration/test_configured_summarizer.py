@@ -270,7 +270,7 @@ async def cut_start(
         "startRun",
         args,
         StartOutcome,
-        lambda tx: runs.start_run(tx, caller, thread, CUT_REQUEST, SummarySource.CONFIGURED),
+        lambda tx: runs.start(tx, caller, thread, CUT_REQUEST, SummarySource.CONFIGURED),
     )
 
 
