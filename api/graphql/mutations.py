@@ -38,7 +38,6 @@ from resolvers.lineage.rollback import RollbackDecision
 from resolvers.start.decision import StartRequest
 from resolvers.start.writes import StartOutcome
 
-Info = Info
 V = TypeVar("V")
 
 

@@ -36,8 +36,6 @@ from resolvers.lineage.writes import MergeBackOutlook
 from resolvers.past.replay import Explained, explained
 from resolvers.start.decision import StartRequest
 
-Info = Info
-
 
 @strawberry.type
 class Query:

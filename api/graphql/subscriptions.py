@@ -15,8 +15,6 @@ from graph import repo
 from graph.errors import invalid, not_found
 from graph.tx import Tx
 
-Info = Info
-
 
 @strawberry.type
 class Subscription:
