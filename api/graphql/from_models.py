@@ -3,10 +3,13 @@ field is read from the model's attribute of the same name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Generic, Self, TypeVar, cast
 
 import strawberry
+from pydantic import BaseModel
 from strawberry.types.base import get_object_definition
 
 from resolvers.past.as_of import Instant
@@ -34,6 +37,37 @@ def described(
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def exposing(
+    model: type[BaseModel],
+    names: Sequence[str],
+    *,
+    ids: Collection[str] = ("id",),
+    descriptions: Mapping[str, str] | None = None,
+) -> Callable[[type[T]], type[T]]:
+    """Under `@strawberry.type`: the class gets the plain fields `names` of `model`, typed
+    as the model types them (its `ids` as GraphQL IDs), before the fields it states itself.
+    A type then names what it exposes of its model, not each field's type again."""
+    described = descriptions or {}
+
+    def expose(cls: type[T]) -> type[T]:
+        own = inspect.get_annotations(cls)
+        taken: dict[str, Any] = {}
+        for name in names:
+            python_name = _snake(name)
+            field = model.model_fields[name]
+            taken[python_name] = strawberry.ID if name in ids else field.annotation
+            if name in described:
+                setattr(cls, python_name, strawberry.field(description=described[name]))
+        cls.__annotations__ = {**taken, **own}
+        return cls
+
+    return expose
 
 
 _PLAIN_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}

@@ -23,13 +23,12 @@ from api.graphql.enums import (
     ProviderThreadStatus,
     ResolutionStrategy,
     RunItemKind,
-    RunStatus,
     SummarySource,
     ThreadRelationship,
     TransferStatus,
     TransferType,
 )
-from api.graphql.from_models import NodeView, described, from_model
+from api.graphql.from_models import NodeView, described, exposing, from_model
 from api.graphql.loaders import Loaders
 from api.graphql.values import (
     ContextBudget,
@@ -265,19 +264,24 @@ class Checkpoint(NodeView[models.CheckpointNode]):
 
 
 @strawberry.type
+@exposing(
+    models.RunNode,
+    [
+        "id",
+        "ordinal",
+        "provider",
+        "model",
+        "runtimeMode",
+        "status",
+        "input",
+        "nativeTurnRef",
+        "failureReason",
+        "startedAt",
+        "completedAt",
+    ],
+)
 class Run(NodeView[models.RunNode]):
     node: strawberry.Private[models.RunNode]
-    id: strawberry.ID
-    ordinal: int
-    provider: str
-    model: str | None
-    runtime_mode: str | None
-    status: RunStatus
-    input: str
-    native_turn_ref: str | None
-    failure_reason: str | None
-    started_at: datetime
-    completed_at: datetime | None
     as_of: strawberry.Private[Instant | None] = None
 
     @strawberry.field

@@ -4,46 +4,51 @@ them."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 import strawberry
 
 from api.graphql.context import Info
-from api.graphql.enums import InjectionMode, SummarySource
-from api.graphql.from_models import described, from_model
+from api.graphql.from_models import described, exposing, from_model
 from graph import models
+from resolvers.providers import ProviderCapabilities
 
 
 @strawberry.type
+@exposing(
+    ProviderCapabilities,
+    [
+        "kind",
+        "supports_resume",
+        "supports_native_fork",
+        "supports_native_fork_at_turn",
+        "supports_native_fork_at_item",
+        "supports_rollback",
+        "accepts_handoff",
+        "injection_mode",
+        "max_handoff_tokens",
+        "summary_source",
+        "default_context_window_tokens",
+    ],
+    ids=(),
+    descriptions={
+        "supports_native_fork_at_item": "Forks natively up to one message, named by the "
+        "native id a run item's key holds (a fork at an item).",
+        "summary_source": "Who writes the handoffs it receives; null: the service's default.",
+        "default_context_window_tokens": "The context window of a model the providers file "
+        "does not list.",
+    },
+)
 class Provider:
-    kind: str
-    supports_resume: bool
-    supports_native_fork: bool
-    supports_native_fork_at_turn: bool
-    supports_native_fork_at_item: bool = strawberry.field(
-        description="Forks natively up to one message, named by the native id a run item's "
-        "key holds (a fork at an item)."
-    )
-    supports_rollback: bool
-    accepts_handoff: bool
-    injection_mode: InjectionMode
-    max_handoff_tokens: int
-    summary_source: SummarySource | None = strawberry.field(
-        description="Who writes the handoffs it receives; null: the service's default."
-    )
-    default_context_window_tokens: int = strawberry.field(
-        description="The context window of a model the providers file does not list."
-    )
-    capabilities: strawberry.Private[Any] = None
+    capabilities: strawberry.Private[ProviderCapabilities]
 
     @strawberry.field
     def models(self) -> list[ProviderModel]:
-        listed = self.capabilities.models if self.capabilities is not None else {}
+        listed = self.capabilities.models
         return [ProviderModel(name=name, context_window_tokens=n) for name, n in listed.items()]
 
     @described("The caller's workspace's usage limit on this provider in force now, if any.")
     async def limit(self, info: Info) -> ProviderLimit | None:
-        found = await info.context.loaders.limit_in_force.load(self.kind)
+        found = await info.context.loaders.limit_in_force.load(self.capabilities.kind)
         return from_model(ProviderLimit, found, active=True) if found else None
 
 
