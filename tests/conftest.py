@@ -52,8 +52,11 @@ os.environ.setdefault("THREADLINE_WARM_UP_FAMILY", "false")
 C1_ONLY = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 os.environ.setdefault("JDK_JAVA_OPTIONS", C1_ONLY)
 # Kinds of tests, by folder; `process` besides for those that start `threadline serve` or
-# a Neo4j of their own (a fixture below, or `pytestmark` in their module).
+# a Neo4j of their own (a fixture below, or `pytestmark` in their module). The checks of
+# the benchmark harness (tests/unit/test_bench_*.py) are pure too, but they generate
+# thousands of families: `bench`, run by the full suite, not by the fast loop.
 FOLDER_MARKS = {"unit": "unit", "integration": "integration", "browser": "browser"}
+BENCH_CHECKS = "test_bench_"
 PROCESS_FIXTURES = frozenset({"live_api", "home"})
 
 
@@ -66,7 +69,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         folder = item.path.parent.name
-        if folder in FOLDER_MARKS:
+        if folder == "unit" and item.path.name.startswith(BENCH_CHECKS):
+            item.add_marker("bench")
+        elif folder in FOLDER_MARKS:
             item.add_marker(FOLDER_MARKS[folder])
         if folder == "browser" or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker("process")
