@@ -1,5 +1,6 @@
-"""`threadline import FILE --format ...`: a provider's session file as a thread, sent in
-pieces of whole runs so that a long session fits the service's request limit."""
+"""`threadline import FILE`: a provider's session file made a thread (its format told from
+the content, or named by --format), sent in pieces of whole runs so that a long session fits
+the service's request limit."""
 
 from __future__ import annotations
 
