@@ -32,6 +32,7 @@ from typing import Any
 
 import httpx
 import httpx2
+import pytest
 from graphql import OperationDefinitionNode, parse
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -161,6 +162,7 @@ def links_to_the_service(text: str) -> Iterator[str]:
         yield match[1]
 
 
+@pytest.mark.process  # it starts `threadline serve`
 async def test_every_example_of_the_readme_runs_in_order_on_a_fresh_service(
     neo4j_uri: str, clean_store: Store, tmp_path: Path
 ) -> None:
@@ -184,6 +186,10 @@ async def test_every_example_of_the_readme_runs_in_order_on_a_fresh_service(
         (curl,) = [out for line, out in said.items() if line.startswith("curl")]
         newest = json.loads(curl)["data"]["threads"]["edges"]
         assert [edge["node"]["title"] for edge in newest] == ["hello"]
+        read_back = answer_to(said, 'query { thread(id: "thr_...")')["thread"]
+        assert (read_back["title"], read_back["runs"]) == ("hello", [started["run"]])
+        (cypher,) = [out for line, out in said.items() if " cypher query " in line]
+        assert "hello" in [row.strip() for row in cypher.splitlines()], cypher
         tools = next(value for value in said.values() if isinstance(value, set))
         named = set(re.findall(r"`(\w+)`", section(README, "## Quickstart")))
         assert {"list_threads", "search", "thread_read", "get_handoff"} <= named & tools
