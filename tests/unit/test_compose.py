@@ -28,11 +28,12 @@ SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
 VARIABLE = re.compile(r"(?<!\$)\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<op>:?[-?+])?[^}]*\}")
 
 
-def readme_docker_section() -> str:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("### With Docker")
-    end = readme.index("\n## ", start)
-    return readme[start:end]
+def docker_section() -> str:
+    """docs/OPERATIONS.md's "With Docker", which a fresh clone follows."""
+    page = (ROOT / "docs" / "OPERATIONS.md").read_text()
+    start = page.index("## With Docker")
+    end = page.index("\n## ", start)
+    return page[start:end]
 
 
 def mounts(service: dict[str, Any]) -> list[tuple[str, str]]:
@@ -90,11 +91,11 @@ def test_every_build_context_has_its_dockerfile() -> None:
 
 
 def test_every_variable_has_a_default_or_is_documented() -> None:
-    documented = readme_docker_section()
+    documented = docker_section()
     for match in VARIABLE.finditer(COMPOSE_TEXT):
         has_default = match["op"] in (":-", "-")
         assert has_default or match["name"] in documented, (
-            f"${{{match['name']}}} has no default and README's With Docker does not name it"
+            f"${{{match['name']}}} has no default and OPERATIONS.md's With Docker does not name it"
         )
 
 
