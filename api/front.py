@@ -1,5 +1,5 @@
 """The front door: every address the service offers, for the page at `/` and for the lines
-`threadline serve` prints when it is ready (README "Two commands").
+`threadline serve` prints when it is ready (the README's quickstart).
 
 One list, built here, so the page and the console name the same places: GraphiQL (unless
 turned off), the lineage page, `/mcp`, Neo4j Browser where it really is, `/metrics` and the

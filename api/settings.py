@@ -86,7 +86,7 @@ class Settings(BaseSettings):
         default_factory=list, description="origins (scheme://host[:port]); others get 403"
     )
     # Requests per token (per workspace when open), per API process: `burst` at once and
-    # `rps` sustained (README "Rate limits"); 0 = no limit.
+    # `rps` sustained (docs/OPERATIONS.md, "Rate limits"); 0 = no limit.
     rate_limit_rps: float = Field(default=50.0, ge=0)
     rate_limit_burst: int = Field(default=200, ge=1)
     rate_limit_hold_s: float = Field(
@@ -124,7 +124,7 @@ class Settings(BaseSettings):
         description="keep a small family in a hidden workspace, so Neo4j plans on a graph "
         "that is not empty (api/commands/warm_up.py)",
     )
-    # Who writes handoff summaries (README "Summary sources"): the default source, and the
+    # Who writes handoff summaries (docs/SUMMARIES.md): the default source, and the
     # OpenAI-compatible chat-completions endpoint CONFIGURED calls.
     default_summary_source: SummarySource = SummarySource.LOCAL
     summarizer_url: str | None = Field(

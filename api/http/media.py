@@ -12,7 +12,7 @@ equally, or neither named).
   answers without `data` and with a 4xx (`status_of`); once execution began the answer
   holds `data`, null or not, and is 200.
 
-docs/SECURITY.md states the 401; README's "GraphQL over HTTP" states the rest.
+docs/SECURITY.md states the 401; docs/ERRORS.md states the rest.
 """
 
 from __future__ import annotations

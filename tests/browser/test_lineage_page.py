@@ -370,7 +370,7 @@ async def test_clicking_a_handoff_shows_its_text_and_provenance(tab: Tab, demo: 
     assert f"Fidelity (share shown whole){truth['quality']['fidelity']:.2f}" in details
     assert f"Budget{truth['budget']['budgetTokens']} (" in details
     await tab.page.click("#fit")
-    await tab.screenshot("lineage-handoff")  # the README's docs/lineage.png
+    await tab.screenshot("lineage-handoff")  # docs/lineage.png
     stays_home(tab, demo.base)
 
 

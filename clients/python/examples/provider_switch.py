@@ -1,4 +1,4 @@
-"""The README's provider switch with the typed Python client, against a running service:
+"""The provider switch of docs/HANDOFFS.md with the typed Python client, against a running service:
 
     THREADLINE_URL=http://127.0.0.1:8000 THREADLINE_TOKEN=... \
         .venv/bin/python clients/python/examples/provider_switch.py

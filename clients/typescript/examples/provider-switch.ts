@@ -1,4 +1,4 @@
-// The README's provider switch, end to end, against a running service:
+// The provider switch of docs/HANDOFFS.md, end to end, against a running service:
 //   THREADLINE_URL=http://127.0.0.1:8000 THREADLINE_TOKEN=... npm run example
 // Codex runs first, then Claude takes over with a handoff sized for its window; the
 // thread's events arrive over the websocket meanwhile. Prints what it saw as JSON.
