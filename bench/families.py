@@ -7,7 +7,10 @@ docs/MODEL.md and SEMANTICS.md closely enough that the service reads the result 
 had written it: the strategy ladder (continue, delta, full, new provider thread),
 staleness (off-provider runs, chained handoffs), native and portable forks, inherited
 context, subagent spawns and results, merge-backs and rollbacks, with their events and
-command receipts.
+command receipts. Where the product states a rule as a pure function that a step can ask
+without slowing the simulation down, the step asks it (a provider thread's reuse, the
+ladder's rungs, a fork's native path, a rollback's effects); the rest it keeps itself,
+incrementally (bench/README.md, "What the generator asks the product").
 
 The output is `bench.records`, plain facts; `bench.model` maps them to node properties.
 Everything is drawn from one `random.Random` per family, so a seed always gives the
@@ -37,10 +40,6 @@ from bench.records import (
     TransferRecord,
 )
 from graph.models import (
-    LIVE_HANDOFF,
-    REUSABLE,
-    SETTLED,
-    WEAK,
     Actor,
     HandoffKind,
     HandoffStatus,
@@ -59,25 +58,31 @@ from graph.models import (
     TransferType,
 )
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers.handoffs import digests, tokenizer
 from resolvers.handoffs.budget import ContextPolicy, context_budget
-from resolvers.handoffs.planning import runs_named
+from resolvers.handoffs.planning import NativeForkPlan, runs_named
 from resolvers.handoffs.quality import assess
 from resolvers.lineage.points import DELIVERED_TO_PARENT
+from resolvers.lineage.rollback import (
+    AffectedHandoff,
+    Delivered,
+    PendingResult,
+    RollbackInputs,
+    decide_rollback,
+)
 from resolvers.providers import registry_from_toml
+from resolvers.start import staleness, transfers
+from resolvers.start.decision import RUNGS
 from resolvers.start.staleness import StalenessPolicy
 
 PROVIDERS = ("codex", "claude")
 # History modes the generated clients report: neither can roll back natively, so a
 # rollback leaves the provider threads it touched DIVERGENT (SEMANTICS "Rollback").
 HISTORY_MODES = {"codex": HistoryMode.PAGINATED, "claude": HistoryMode.UNKNOWN}
-# The product's own rules and defaults, not copies: the providers' capabilities, the
-# statuses that make a provider thread reusable or a native fork weak, the staleness
+# The product's own defaults, not copies: the providers' capabilities, the staleness
 # thresholds (THREADLINE_MAX_OFF_PROVIDER_RUNS etc.) and the handoff budget.
 REGISTRY = registry_from_toml(None)
-NATIVE_FORK_AT_TURN = {
-    name for name in PROVIDERS if REGISTRY.get(name).supports_native_fork_at_turn
-}
 POLICY = StalenessPolicy()
 MAX_OFF_PROVIDER_RUNS = POLICY.max_off_provider_runs
 MAX_CHAINED_HANDOFFS = POLICY.max_chained_handoffs
@@ -228,13 +233,14 @@ class ThreadSim:
         else:
             chosen = self._pick(provider)
             if chosen is None:
-                action = ProviderAction.CREATE
                 plans = self._inherited()
                 if self.history:
-                    plans.append(self._own(HandoffStrategy.FULL_THREAD_SUMMARY, self.history))
                     strategy = StartStrategy.FULL_HANDOFF_NEW_THREAD
+                    plans.append(self._own(strategy, self.history))
+                    action = RUNGS[strategy][2]
                 else:
                     strategy = StartStrategy.PORTABLE_CONTEXT if plans else StartStrategy.NO_HANDOFF
+                    action = ProviderAction.CREATE
             else:
                 covered = len(chosen.seen)
                 last = max(chosen.seen, default=0)
@@ -244,31 +250,16 @@ class ThreadSim:
                         self.history and self.history[-1].provider_thread_id == chosen.record.id
                     )
                     action = ProviderAction.CONTINUE if ran_last else ProviderAction.RESUME
-                elif (
-                    bisect.bisect_right(self.ordinals, last) == covered
-                    and chosen.delta_chain < MAX_DELTA_CHAIN
-                ):
-                    suffix = self.history[bisect.bisect_right(self.ordinals, last) :]
-                    plans.append(
-                        self._own(
-                            HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN, suffix, chosen.record.id
-                        )
-                    )
-                    strategy, action, ladder_delta = (
-                        StartStrategy.DELTA_HANDOFF_EXISTING_THREAD,
-                        ProviderAction.RESUME,
-                        True,
-                    )
                 else:
-                    plans.append(
-                        self._own(
-                            HandoffStrategy.FULL_THREAD_SUMMARY, self.history, chosen.record.id
-                        )
-                    )
-                    strategy, action = (
-                        StartStrategy.FULL_HANDOFF_EXISTING_THREAD,
-                        ProviderAction.RESUME,
-                    )
+                    # What it missed is one suffix when everything it saw comes first.
+                    seen_first = bisect.bisect_right(self.ordinals, last) == covered
+                    if seen_first and chosen.delta_chain < MAX_DELTA_CHAIN:
+                        strategy, ladder_delta = StartStrategy.DELTA_HANDOFF_EXISTING_THREAD, True
+                        missed = self.history[covered:]
+                    else:
+                        strategy, missed = StartStrategy.FULL_HANDOFF_EXISTING_THREAD, self.history
+                    plans.append(self._own(strategy, missed, chosen.record.id))
+                    action = RUNGS[strategy][2]
         for transfer, source in self.deliveries:
             plans.append(self._delivery(transfer, source))
             resolutions.append((transfer, ResolutionStrategy.DELTA_CONTEXT, False, len(plans) - 1))
@@ -424,95 +415,113 @@ class ThreadSim:
         self.rec.version += 1
 
     def rollback(self, to_ordinal: int) -> None:
+        """rollbackThread, as the product decides it (`resolvers.lineage.rollback`): the runs
+        it rolls back, the handoffs and transfers they take with them, and what becomes of
+        each provider thread (neither generated history mode rolls back natively)."""
         now = self.sim.tick(5, 120)
-        rolled = [
-            r
-            for r in self.rec.runs
-            if r.ordinal > to_ordinal and r.status is not RunStatus.ROLLED_BACK
-        ]
-        gone = {r.ordinal for r in rolled}
-        for run in rolled:
-            run.status = RunStatus.ROLLED_BACK
-            run.rolled_back_to, run.rolled_back_at = to_ordinal, now
+        decision = decide_rollback(self.state(), self._rollback_inputs(to_ordinal), REGISTRY)
+        rolled_ids = set(decision.rolledBackRunIds)
+        gone = set(decision.rolledBack)
+        for run in self.rec.runs:
+            if run.id in rolled_ids:
+                run.status = RunStatus.ROLLED_BACK
+                run.rolled_back_to, run.rolled_back_at = to_ordinal, now
         keep = [i for i, r in enumerate(self.history) if r.ordinal not in gone]
         self.history = [self.history[i] for i in keep]
         self.ordinals = [self.ordinals[i] for i in keep]
         self.last_completed = next(
             (r for r in reversed(self.history) if r.status is RunStatus.COMPLETED), None
         )
-        rolled_ids = {r.id for r in rolled}
-        # About a rolled-back run, or injected into one (docs/MODEL.md "Coverage after a
-        # rollback"), as the product's rollback takes them.
-        affected = [
-            h
-            for h in self.rec.handoffs
-            if h.status is not HandoffStatus.SUPERSEDED
-            and (
-                (
-                    h.source_thread_id == self.rec.id
-                    and any(h.covered_from <= o <= h.covered_to for o in gone)
-                )
-                or (h.status in LIVE_HANDOFF and h.target_run_id in rolled_ids)
-            )
-        ]
-        undone, carriers = self._undelivered(rolled)
-        carriers = [h for h in carriers if h not in affected]
-        for handoff in [*affected, *carriers]:
+        handoffs = {h.id: h for h in self.rec.handoffs}
+        for handoff_id in decision.supersededHandoffIds:
+            handoff = handoffs[handoff_id]
             handoff.status = HandoffStatus.SUPERSEDED
             handoff.updated_at = now
             self.pts[handoff.to_provider_thread_id].ready_received -= 1
-        hit = {h.to_provider_thread_id for h in affected}
-        hit |= {r.provider_thread_id for r in rolled}
-        changed: list[ProviderThreadRecord] = []
+        for pt_id, status in decision.providerThreadStatuses.items():
+            self.pts[pt_id].record.status = status
         for state in self.pts.values():
-            pt = state.record
-            if pt.id in hit and pt.status not in SETTLED:
-                # Neither generated history mode rolls back natively.
-                pt.status = ProviderThreadStatus.DIVERGENT
-                changed.append(pt)
             state.seen -= gone
-        self.event("thread.rolledBack", None, toRunOrdinal=to_ordinal, rolledBackRuns=len(rolled))
-        for handoff in [*affected, *carriers]:
-            self.event("handoff.superseded", None, handoffId=handoff.id, reason="rollback")
-        for pt in changed:
-            self.event("providerThread.status", None, providerThreadId=pt.id, status=pt.status)
-        for transfer in [*undone, *self._unasked(rolled)]:
-            self.event("transfer.superseded", None, transferId=transfer.id, reason="rollback")
+        assert self.sim.family is not None
+        superseded = set(decision.supersededTransferIds)
+        for transfer in self.sim.family.transfers:
+            if transfer.id in superseded:
+                transfer.status = TransferStatus.SUPERSEDED
+        self.taken = [t for t in self.taken if t.id not in superseded]
+        self.deliveries = [d for d in self.deliveries if d[0].id not in superseded]
+        self.event(
+            "thread.rolledBack", None, toRunOrdinal=to_ordinal, rolledBackRuns=len(rolled_ids)
+        )
+        for handoff_id in decision.supersededHandoffIds:
+            self.event("handoff.superseded", None, handoffId=handoff_id, reason="rollback")
+        for pt_id, status in decision.providerThreadStatuses.items():
+            self.event("providerThread.status", None, providerThreadId=pt_id, status=status)
+        for transfer_id in decision.supersededTransferIds:
+            self.event("transfer.superseded", None, transferId=transfer_id, reason="rollback")
         self.rec.version += 1
         self.sim.receipt("rollbackThread", {"thread_id": self.rec.id})
 
-    def _undelivered(
-        self, rolled: list[RunRecord]
-    ) -> tuple[list[TransferRecord], list[HandoffRecord]]:
-        """Merge-backs and subagent results a rolled-back run consumed, superseded with the
-        live handoffs that carried them, as the product's rollback does."""
-        ids = {run.id for run in rolled}
-        undone = [transfer for transfer in self.taken if transfer.consumed_by_run_id in ids]
-        carried = {transfer.handoff_id for transfer in undone}
-        carriers = [
-            h
-            for h in self.rec.handoffs
-            if h.id in carried and h.status is not HandoffStatus.SUPERSEDED
+    def _rollback_inputs(self, to_ordinal: int) -> RollbackInputs:
+        """What the store reads for a rollback besides the thread's state: its live runs
+        after `to_ordinal`, the live handoffs about or injected into a run after it, the
+        merge-backs and subagent results it consumed, its pending subagent results."""
+        runs = {run.id: run for run in self.rec.runs}
+        rolled = [
+            r
+            for r in self.rec.runs
+            if r.ordinal > to_ordinal and r.status is not RunStatus.ROLLED_BACK
         ]
-        for transfer in undone:
-            transfer.status = TransferStatus.SUPERSEDED
-        self.taken = [transfer for transfer in self.taken if transfer not in undone]
-        return undone, carriers
+        affected: list[AffectedHandoff] = []
+        for handoff in self.rec.handoffs:
+            consumer = runs.get(handoff.target_run_id or "")
+            about = handoff.source_thread_id == self.rec.id and handoff.covered_to > to_ordinal
+            injected = consumer is not None and consumer.ordinal > to_ordinal
+            if handoff.status is not HandoffStatus.SUPERSEDED and (about or injected):
+                affected.append(
+                    AffectedHandoff(
+                        handoff=model.handoff_node(handoff),
+                        consumerOrdinal=consumer.ordinal if consumer else None,
+                        consumerProviderThreadId=consumer.provider_thread_id if consumer else None,
+                    )
+                )
+        live = {h.id for h in self.rec.handoffs if h.status is not HandoffStatus.SUPERSEDED}
+        return RollbackInputs(
+            toOrdinal=to_ordinal,
+            rolledRuns=[model.run_node(run) for run in rolled],
+            affected=affected,
+            delivered=[
+                Delivered(transfer=model.transfer_node(t), handoffLive=t.handoff_id in live)
+                for t in self.taken
+            ],
+            pendingResults=[
+                PendingResult(transferId=t.id, spawnedByRunId=child.links[-1][0].spawned_by_run_id)
+                for t, child in self.deliveries
+                if t.type is TransferType.SUBAGENT_RESULT
+            ],
+        )
 
-    def _unasked(self, rolled: list[RunRecord]) -> list[TransferRecord]:
-        """Pending subagent results whose subagent a rolled-back run spawned: superseded,
-        as the product's rollback does (resolvers/lineage/rollback.py)."""
-        ids = {run.id for run in rolled}
-        unasked = [
-            (transfer, child)
-            for transfer, child in self.deliveries
-            if transfer.type is TransferType.SUBAGENT_RESULT
-            and child.links[-1][0].spawned_by_run_id in ids
-        ]
-        for transfer, _ in unasked:
-            transfer.status = TransferStatus.SUPERSEDED
-        self.deliveries = [d for d in self.deliveries if d not in unasked]
-        return [transfer for transfer, _ in unasked]
+    def state(self) -> ThreadState:
+        """The thread as the product's rules read it (`graph.thread_state`): built only for
+        the rare steps that ask a whole rule (a fork's first run, a rollback)."""
+        native: dict[str, list[int]] = {}
+        for run in self.history:
+            native.setdefault(run.provider_thread_id, []).append(run.ordinal)
+        assert self.sim.family is not None
+        pending = [t for t in self.sim.family.transfers if t.status is TransferStatus.PENDING]
+        return ThreadState(
+            thread=model.thread_node(self.rec),
+            lastRun=model.run_node(self.rec.runs[-1]) if self.rec.runs else None,
+            providerThreads=[
+                model.provider_thread_node(s.record, native.get(s.record.id, ()))
+                for s in self.pts.values()
+            ],
+            transfers=[
+                model.transfer_node(t) for t in pending if t.target_thread_id == self.rec.id
+            ],
+            outgoingTransfers=[
+                model.transfer_node(t) for t in pending if t.source_thread_id == self.rec.id
+            ],
+        )
 
     # ---- lineage ---------------------------------------------------------------
 
@@ -726,11 +735,10 @@ class ThreadSim:
         if state is None:
             return None
         pt = state.record
-        usable = pt.status in REUSABLE or (
-            pt.status is ProviderThreadStatus.PENDING and pt.native_ref
-        )
-        if not usable:
+        if not staleness.reusable(model.provider_thread_node(pt)):
             return None
+        # The two signals a generated thread can raise, counted incrementally: the
+        # product's `staleness.signals` reads the thread's whole state on every start.
         signals: list[StalenessSignal] = []
         if len(self.ordinals) - bisect.bisect_right(self.ordinals, state.last_native) > (
             MAX_OFF_PROVIDER_RUNS
@@ -745,30 +753,20 @@ class ThreadSim:
         return state
 
     def _native_fork(self, origin: TransferRecord, provider: str) -> bool:
-        if origin.source_provider != provider:
-            return False
+        """Whether a fork's first run forks natively, as the product decides it."""
         source = self.links[-1][1]
-        point = origin.source_point
-        state = source.pts.get(point["providerThreadId"])
-        if state is None or not state.record.native_ref or state.record.status in WEAK:
-            return False
-        if provider in NATIVE_FORK_AT_TURN and point["providerTurnRef"]:
-            return True
-        later = [
-            r
-            for r in source.history
-            if r.provider_thread_id == state.record.id and r.ordinal > point["runOrdinal"]
-        ]
-        return not later  # neither generated history mode can roll back natively
+        plan = transfers.native_fork(
+            model.transfer_node(origin), REGISTRY.get(provider), source.state()
+        )
+        return isinstance(plan, NativeForkPlan)
 
-    def _own(
-        self, strategy: HandoffStrategy, runs: list[RunRecord], exclude: str | None = None
-    ) -> _Plan:
+    def _own(self, rung: StartStrategy, runs: list[RunRecord], exclude: str | None = None) -> _Plan:
+        """The handoff of this thread's `runs` a rung of the ladder sends, as the product's
+        ladder plans it (`resolvers.start.decision.RUNGS`)."""
+        strategy, kind, _ = RUNGS[rung]
         return _Plan(
             strategy=strategy,
-            kind=HandoffKind.DELTA_CONTEXT
-            if strategy is HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN
-            else HandoffKind.PORTABLE_CONTEXT,
+            kind=kind,
             source=self,
             runs=list(runs),
             title=f"# Context handoff: {_named(runs)} of this thread",

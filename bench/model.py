@@ -48,12 +48,16 @@ from graph.models import (
     DIGEST_VERSION,
     ENDED,
     CheckpointNode,
+    HandoffNode,
     HandoffStatus,
     HandoffStrategy,
+    ProviderThreadNode,
     ProviderThreadStatus,
     RunDigest,
     RunNode,
     RunStatus,
+    ThreadNode,
+    TransferNode,
     TransferStatus,
 )
 from graph.ranges import Ranges
@@ -196,6 +200,35 @@ def ended_node(run: RunRecord) -> RunNode:
     checkpoint = run.checkpoint
     node = None if checkpoint is None else CheckpointNode.model_validate(_fields(checkpoint))
     return RunNode.model_validate({**_fields(run), "status": ended, "checkpoint": node})
+
+
+# ---- records as the product's models, for the pure rules the generator asks ----------
+
+
+def run_node(run: RunRecord) -> RunNode:
+    """The run as it is now, without its items (no rule the generator asks reads them)."""
+    return RunNode.model_validate(_fields(run, skip=("items", "checkpoint")))
+
+
+def thread_node(thread: ThreadRecord, workspace: str = "") -> ThreadNode:
+    return ThreadNode.model_validate(thread_props(thread, workspace))
+
+
+def provider_thread_node(
+    pt: ProviderThreadRecord, native: Iterable[int] = ()
+) -> ProviderThreadNode:
+    """A provider thread; `native`: the ordinals of the history runs that ran on it."""
+    return ProviderThreadNode.model_validate({**_fields(pt), "nativeRanges": _ranges(native)})
+
+
+def handoff_node(handoff: HandoffRecord) -> HandoffNode:
+    return HandoffNode.model_validate(
+        {**_fields(handoff), "tokenEstimate": tokenizer.count(handoff.summary_text)}
+    )
+
+
+def transfer_node(transfer: TransferRecord) -> TransferNode:
+    return TransferNode.model_validate(_fields(transfer))
 
 
 def delta_chains(thread: ThreadRecord) -> dict[str, int]:
