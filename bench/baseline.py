@@ -29,6 +29,17 @@ from bench.records import (
     RunRecord,
     ThreadRecord,
 )
+from graph.models import (
+    Actor,
+    HandoffKind,
+    HandoffStatus,
+    HandoffStrategy,
+    HistoryMode,
+    ProviderAction,
+    ProviderThreadStatus,
+    RunStatus,
+    StartStrategy,
+)
 
 
 @dataclass
@@ -90,7 +101,7 @@ class RawThread:
         now = datetime.now(UTC)
         thread_id = f"thr_{rng.getrandbits(128):032x}"
         record = ThreadRecord(
-            id=thread_id, title=title, created_by="USER", created_at=now, root_id=thread_id
+            id=thread_id, title=title, created_by=Actor.USER, created_at=now, root_id=thread_id
         )
         record.events.append(
             EventRecord(_id(rng, "evt"), "thread.created", now, None, {"title": title})
@@ -116,9 +127,9 @@ class RawThread:
                 id=_id(rng, "pth"),
                 thread_id=self.thread_id,
                 provider=provider,
-                status="PENDING",
+                status=ProviderThreadStatus.PENDING,
                 model=content.model_for(provider),
-                history_mode="UNKNOWN",
+                history_mode=HistoryMode.UNKNOWN,
                 created_at=now,
                 last_used_at=now,
             )
@@ -141,15 +152,17 @@ class RawThread:
             ordinal=ordinal,
             provider=provider,
             model=content.model_for(provider),
-            status="STARTING",
+            status=RunStatus.STARTING,
             input=said.input,
             provider_thread_id=pt_id,
             started_at=now,
         )
         handoffs: list[dict[str, Any]] = []
         switched = ordinal > 1 and provider_at(ordinal - 1) != provider
-        run.start_strategy = "DELTA_HANDOFF_EXISTING_THREAD" if switched else "NO_HANDOFF"
-        run.provider_action = "RESUME" if switched else "CONTINUE"
+        run.start_strategy = (
+            StartStrategy.DELTA_HANDOFF_EXISTING_THREAD if switched else StartStrategy.NO_HANDOFF
+        )
+        run.provider_action = ProviderAction.RESUME if switched else ProviderAction.CONTINUE
         events.append(
             _event(
                 rng,
@@ -179,11 +192,11 @@ class RawThread:
                 covered_from=covered[0].ordinal,
                 covered_to=covered[-1].ordinal,
                 covered_run_ids=[],
-                strategy="DELTA_SINCE_TARGET_LAST_SEEN",
-                kind="DELTA_CONTEXT",
+                strategy=HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN,
+                kind=HandoffKind.DELTA_CONTEXT,
                 summary_text=text,
                 sections=sections,
-                status="READY",
+                status=HandoffStatus.READY,
                 created_at=now,
                 updated_at=now,
                 target_run_id=run.id,
@@ -262,7 +275,7 @@ class RawThread:
             threadId=self.thread_id,
             runId=run.id,
             changes={
-                "status": "COMPLETED",
+                "status": RunStatus.COMPLETED,
                 "nativeTurnRef": f"turn-{ordinal}",
                 "completedAt": done,
             },
@@ -271,7 +284,7 @@ class RawThread:
             events=_events(completed, self.thread_id, workspace),
             receipt=_receipt(rng, "completeRun", workspace),
         )
-        run.status = "COMPLETED"
+        run.status = RunStatus.COMPLETED
         self.recent.append(run)
         self.ordinal = ordinal
         return RawCycle(ordinal, start, attach, complete)

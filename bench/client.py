@@ -19,10 +19,15 @@ from typing import Any
 import aiohttp
 
 from bench import content
+from graph.errors import ErrorCode
+from graph.models import HistoryMode
 
 PROVIDERS = ("codex", "claude")
 SWITCH_EVERY = 10
-HISTORY_MODES = {"codex": "PAGINATED", "claude": "UNKNOWN"}  # as the bulk generator's clients
+HISTORY_MODES = {
+    "codex": HistoryMode.PAGINATED,
+    "claude": HistoryMode.UNKNOWN,
+}  # as the bulk generator's clients
 ROUND_TRIPS_METRIC = "threadline_bolt_round_trips_total"
 
 CREATE_THREAD = """
@@ -142,7 +147,7 @@ class GraphQL:
         extensions = first.get("extensions", {})
         code = extensions.get("code")
         if isinstance(variables.get("commandId"), str):
-            unwritten = code == "UNAVAILABLE" and "outcome" not in extensions
+            unwritten = code == ErrorCode.UNAVAILABLE and "outcome" not in extensions
             self._unwritten[variables["commandId"]] = unwritten
         if body.get("errors"):
             raise BenchError(f"{code or 'ERROR'}: {first.get('message')}", extensions)

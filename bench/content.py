@@ -15,6 +15,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from graph.models import RunItemKind
+
 Item = dict[str, Any]
 
 AREAS = (
@@ -92,25 +94,29 @@ def run_content(rng: random.Random, ordinal: int, thread_key: str) -> RunContent
         text += " " + _sentence(rng, 12, 40)
     items: list[Item] = []
     if ordinal == 1:
-        items.append({"kind": "USER_GOAL", "text": f"{problem.capitalize()} ({thread_key})"})
+        items.append(
+            {"kind": RunItemKind.USER_GOAL, "text": f"{problem.capitalize()} ({thread_key})"}
+        )
         if rng.random() < 0.5:
-            items.append({"kind": "CONSTRAINT", "text": "Do not change the public API"})
-    items.append({"kind": "ASSISTANT_MESSAGE", "text": _sentence(rng, 20, 60)})
+            items.append({"kind": RunItemKind.CONSTRAINT, "text": "Do not change the public API"})
+    items.append({"kind": RunItemKind.ASSISTANT_MESSAGE, "text": _sentence(rng, 20, 60)})
     if rng.random() < 0.5:
-        items.append({"kind": "REASONING", "text": _sentence(rng, 30, 80)})
+        items.append({"kind": RunItemKind.REASONING, "text": _sentence(rng, 30, 80)})
     if rng.random() < 0.5:
-        items.append({"kind": "DECISION", "text": rng.choice(DECISIONS)})
+        items.append({"kind": RunItemKind.DECISION, "text": rng.choice(DECISIONS)})
     if rng.random() < 0.5:
         command = rng.choice(COMMANDS).format(area=area, stem=stem)
         code = 0 if rng.random() < 0.8 else 1
-        items.append({"kind": "COMMAND", "text": command, "attributes": {"exitCode": code}})
+        items.append(
+            {"kind": RunItemKind.COMMAND, "text": command, "attributes": {"exitCode": code}}
+        )
     if rng.random() < 0.4:
         passed = rng.random() < 0.8
         name = f"test_{stem}_{rng.randrange(1, 40)}"
         outcome = "passed" if passed else "failed: assertion error"
         items.append(
             {
-                "kind": "TEST",
+                "kind": RunItemKind.TEST,
                 "text": f"{name} {outcome}",
                 "key": name,
                 "attributes": {"passed": passed},
@@ -118,22 +124,22 @@ def run_content(rng: random.Random, ordinal: int, thread_key: str) -> RunContent
         )
     if rng.random() < 0.25:
         output = "\n".join(_sentence(rng, 8, 16) for _ in range(rng.randrange(6, 20)))
-        items.append({"kind": "TOOL_OUTPUT", "text": output, "key": "pytest"})
+        items.append({"kind": RunItemKind.TOOL_OUTPUT, "text": output, "key": "pytest"})
     if rng.random() < 0.2:
         key = f"todo-{rng.randrange(1, 12)}"
         done = rng.random() < 0.5
         items.append(
             {
-                "kind": "TODO",
+                "kind": RunItemKind.TODO,
                 "key": key,
                 "text": f"Follow up on {stem}",
                 "attributes": {"done": done},
             }
         )
     if rng.random() < 0.08:
-        items.append({"kind": "PLAN", "text": "1. reproduce 2. fix 3. test 4. clean up"})
+        items.append({"kind": RunItemKind.PLAN, "text": "1. reproduce 2. fix 3. test 4. clean up"})
     if rng.random() < 0.04:
-        kind = rng.choice(("QUESTION", "APPROVAL"))
+        kind = rng.choice((RunItemKind.QUESTION, RunItemKind.APPROVAL))
         key = f"{kind.lower()}-{rng.randrange(1, 6)}"
         items.append(
             {
@@ -144,16 +150,18 @@ def run_content(rng: random.Random, ordinal: int, thread_key: str) -> RunContent
             }
         )
     if rng.random() < 0.04:
-        items.append({"kind": "FAILURE", "text": f"{command_or(rng, area, stem)} keeps failing"})
+        items.append(
+            {"kind": RunItemKind.FAILURE, "text": f"{command_or(rng, area, stem)} keeps failing"}
+        )
     stats: list[dict[str, Any]] = []
     if rng.random() < 0.5:
         for path in rng.sample([f"{area}/{name}" for name in files], k=rng.randrange(1, 3)):
             additions, deletions = rng.randrange(1, 120), rng.randrange(0, 60)
-            kind = "added" if rng.random() < 0.15 else "modified"
+            change = "added" if rng.random() < 0.15 else "modified"
             stats.append(
-                {"path": path, "additions": additions, "deletions": deletions, "changeKind": kind}
+                {"path": path, "additions": additions, "deletions": deletions, "changeKind": change}
             )
-            items.append(_file_change(rng, path, additions, deletions, kind))
+            items.append(_file_change(rng, path, additions, deletions, change))
     checkpoint = None
     if stats and rng.random() < 0.7:
         checkpoint = {"ref": f"ckpt-{thread_key}-{ordinal}", "diffSummary": stats}
@@ -185,7 +193,7 @@ def _file_change(rng: random.Random, path: str, additions: int, deletions: int, 
     )
     diff = f"--- a/{path}\n+++ b/{path}\n@@ -1,{deletions} +1,{additions} @@\n{hunk}"
     attributes = {"additions": additions, "deletions": deletions, "changeKind": kind}
-    return {"kind": "FILE_CHANGE", "text": diff, "path": path, "attributes": attributes}
+    return {"kind": RunItemKind.FILE_CHANGE, "text": diff, "path": path, "attributes": attributes}
 
 
 _TEXT = (

@@ -7,7 +7,10 @@ docs/MODEL.md and SEMANTICS.md closely enough that the service reads the result 
 had written it: the strategy ladder (continue, delta, full, new provider thread),
 staleness (off-provider runs, chained handoffs), native and portable forks, inherited
 context, subagent spawns and results, merge-backs and rollbacks, with their events and
-command receipts.
+command receipts. Where the product states a rule as a pure function that a step can ask
+without slowing the simulation down, the step asks it (a provider thread's reuse, the
+ladder's rungs, a fork's native path, a rollback's effects); the rest it keeps itself,
+incrementally (bench/README.md, "What the generator asks the product").
 
 The output is `bench.records`, plain facts; `bench.model` maps them to node properties.
 Everything is drawn from one `random.Random` per family, so a seed always gives the
@@ -36,29 +39,50 @@ from bench.records import (
     ThreadRecord,
     TransferRecord,
 )
-from graph import models
-from graph.models import RunDigest
+from graph.models import (
+    Actor,
+    HandoffKind,
+    HandoffStatus,
+    HandoffStrategy,
+    HistoryMode,
+    ProviderAction,
+    ProviderThreadStatus,
+    ResolutionStrategy,
+    RunDigest,
+    RunItemKind,
+    RunStatus,
+    StalenessSignal,
+    StartStrategy,
+    ThreadRelationship,
+    TransferStatus,
+    TransferType,
+)
 from graph.ranges import Ranges
+from graph.thread_state import ThreadState
 from resolvers.handoffs import digests, tokenizer
 from resolvers.handoffs.budget import ContextPolicy, context_budget
-from resolvers.handoffs.planning import runs_named
+from resolvers.handoffs.planning import NativeForkPlan, runs_named
 from resolvers.handoffs.quality import assess
+from resolvers.lineage.points import DELIVERED_TO_PARENT
+from resolvers.lineage.rollback import (
+    AffectedHandoff,
+    Delivered,
+    PendingResult,
+    RollbackInputs,
+    decide_rollback,
+)
 from resolvers.providers import registry_from_toml
+from resolvers.start import staleness, transfers
+from resolvers.start.decision import RUNGS
 from resolvers.start.staleness import StalenessPolicy
 
 PROVIDERS = ("codex", "claude")
 # History modes the generated clients report: neither can roll back natively, so a
 # rollback leaves the provider threads it touched DIVERGENT (SEMANTICS "Rollback").
-HISTORY_MODES = {"codex": "PAGINATED", "claude": "UNKNOWN"}
-# The product's own rules and defaults, not copies: the providers' capabilities, the
-# statuses that make a provider thread reusable or a native fork weak, the staleness
+HISTORY_MODES = {"codex": HistoryMode.PAGINATED, "claude": HistoryMode.UNKNOWN}
+# The product's own defaults, not copies: the providers' capabilities, the staleness
 # thresholds (THREADLINE_MAX_OFF_PROVIDER_RUNS etc.) and the handoff budget.
 REGISTRY = registry_from_toml(None)
-NATIVE_FORK_AT_TURN = {
-    name for name in PROVIDERS if REGISTRY.get(name).supports_native_fork_at_turn
-}
-REUSABLE = frozenset(status.value for status in models.REUSABLE)
-WEAK = frozenset(status.value for status in models.WEAK)
 POLICY = StalenessPolicy()
 MAX_OFF_PROVIDER_RUNS = POLICY.max_off_provider_runs
 MAX_CHAINED_HANDOFFS = POLICY.max_chained_handoffs
@@ -105,8 +129,8 @@ class _PtState:
 
 @dataclass
 class _Plan:
-    strategy: str
-    kind: str
+    strategy: HandoffStrategy
+    kind: HandoffKind
     source: ThreadSim
     runs: list[RunRecord]
     title: str
@@ -188,62 +212,63 @@ class ThreadSim:
         now = self.sim.tick(5, 1800)
         ordinal = self.rec.last_ordinal + 1
         plans: list[_Plan] = []
-        resolutions: list[tuple[TransferRecord, str, bool, int | None]] = []
+        resolutions: list[tuple[TransferRecord, ResolutionStrategy, bool, int | None]] = []
         chosen: _PtState | None = None
         forked_from: str | None = None
         ladder_delta = False
-        origin = self.origin if self.origin and self.origin.status == "PENDING" else None
+        origin = (
+            self.origin if self.origin and self.origin.status is TransferStatus.PENDING else None
+        )
         if origin is not None:
             self.origin = None
-            if origin.type == "FORK" and self._native_fork(origin, provider):
-                strategy, action = "NATIVE_FORK", "NATIVE_FORK"
+            if origin.type is TransferType.FORK and self._native_fork(origin, provider):
+                strategy, action = StartStrategy.NATIVE_FORK, ProviderAction.NATIVE_FORK
                 forked_from = origin.source_point["providerThreadId"]
-                resolutions.append((origin, "NATIVE_FORK", True, None))
+                resolutions.append((origin, ResolutionStrategy.NATIVE_FORK, True, None))
             else:
-                strategy, action = "PORTABLE_CONTEXT", "CREATE"
+                strategy, action = StartStrategy.PORTABLE_CONTEXT, ProviderAction.CREATE
                 plans = self._inherited()
                 produced = next(i for i, p in enumerate(plans) if p.transfer_id == origin.id)
-                resolutions.append((origin, "PORTABLE_CONTEXT", False, produced))
+                resolutions.append((origin, ResolutionStrategy.PORTABLE_CONTEXT, False, produced))
         else:
             chosen = self._pick(provider)
             if chosen is None:
-                action = "CREATE"
                 plans = self._inherited()
                 if self.history:
-                    plans.append(self._own("FULL_THREAD_SUMMARY", self.history))
-                    strategy = "FULL_HANDOFF_NEW_THREAD"
+                    strategy = StartStrategy.FULL_HANDOFF_NEW_THREAD
+                    plans.append(self._own(strategy, self.history))
+                    action = RUNGS[strategy][2]
                 else:
-                    strategy = "PORTABLE_CONTEXT" if plans else "NO_HANDOFF"
+                    strategy = StartStrategy.PORTABLE_CONTEXT if plans else StartStrategy.NO_HANDOFF
+                    action = ProviderAction.CREATE
             else:
                 covered = len(chosen.seen)
                 last = max(chosen.seen, default=0)
                 if covered == len(self.history):
-                    strategy = "NO_HANDOFF"
+                    strategy = StartStrategy.NO_HANDOFF
                     ran_last = (
                         self.history and self.history[-1].provider_thread_id == chosen.record.id
                     )
-                    action = "CONTINUE" if ran_last else "RESUME"
-                elif (
-                    bisect.bisect_right(self.ordinals, last) == covered
-                    and chosen.delta_chain < MAX_DELTA_CHAIN
-                ):
-                    suffix = self.history[bisect.bisect_right(self.ordinals, last) :]
-                    plans.append(
-                        self._own("DELTA_SINCE_TARGET_LAST_SEEN", suffix, chosen.record.id)
-                    )
-                    strategy, action, ladder_delta = "DELTA_HANDOFF_EXISTING_THREAD", "RESUME", True
+                    action = ProviderAction.CONTINUE if ran_last else ProviderAction.RESUME
                 else:
-                    plans.append(self._own("FULL_THREAD_SUMMARY", self.history, chosen.record.id))
-                    strategy, action = "FULL_HANDOFF_EXISTING_THREAD", "RESUME"
+                    # What it missed is one suffix when everything it saw comes first.
+                    seen_first = bisect.bisect_right(self.ordinals, last) == covered
+                    if seen_first and chosen.delta_chain < MAX_DELTA_CHAIN:
+                        strategy, ladder_delta = StartStrategy.DELTA_HANDOFF_EXISTING_THREAD, True
+                        missed = self.history[covered:]
+                    else:
+                        strategy, missed = StartStrategy.FULL_HANDOFF_EXISTING_THREAD, self.history
+                    plans.append(self._own(strategy, missed, chosen.record.id))
+                    action = RUNGS[strategy][2]
         for transfer, source in self.deliveries:
             plans.append(self._delivery(transfer, source))
-            resolutions.append((transfer, "DELTA_CONTEXT", False, len(plans) - 1))
+            resolutions.append((transfer, ResolutionStrategy.DELTA_CONTEXT, False, len(plans) - 1))
         self.deliveries = []
 
         model = content.model_for(provider)
         if chosen is None:
             record = self._provider_thread(
-                provider, "PENDING", model, now, forked_from_id=forked_from
+                provider, ProviderThreadStatus.PENDING, model, now, forked_from_id=forked_from
             )
             self.rec.provider_threads.append(record)
             chosen = self.pts[record.id] = _PtState(record)
@@ -252,7 +277,7 @@ class ThreadSim:
             )
         else:
             pt = chosen.record
-            pt.status = "ACTIVE" if pt.native_ref else pt.status
+            pt.status = ProviderThreadStatus.ACTIVE if pt.native_ref else pt.status
             pt.model = model or pt.model
             pt.last_used_at = now
         self.latest[provider] = chosen
@@ -264,7 +289,7 @@ class ThreadSim:
             ordinal=ordinal,
             provider=provider,
             model=model,
-            status="RUNNING" if pt.native_ref else "STARTING",
+            status=RunStatus.RUNNING if pt.native_ref else RunStatus.STARTING,
             input="",
             provider_thread_id=pt.id,
             started_at=now,
@@ -287,15 +312,17 @@ class ThreadSim:
             providerAction=action,
         )
         for transfer, how, native, index in resolutions:
-            transfer.status = "CONSUMED"
+            transfer.status = TransferStatus.CONSUMED
             transfer.resolution_strategy = how
             transfer.resolved_provider_thread_id = pt.id
             transfer.handoff_id = handoffs[index].id if index is not None else None
             transfer.consumed_at = now
             transfer.consumed_by_run_id = run.id
-            if transfer.type in ("MERGE_BACK", "SUBAGENT_RESULT"):
+            if transfer.type in DELIVERED_TO_PARENT:
                 self.taken.append(transfer)
-            resolved = "RESOLVED_NATIVE" if native else "RESOLVED_PORTABLE"
+            resolved = (
+                TransferStatus.RESOLVED_NATIVE if native else TransferStatus.RESOLVED_PORTABLE
+            )
             self.event(
                 "transfer.resolved", run.id, transferId=transfer.id, status=resolved, strategy=how
             )
@@ -319,10 +346,12 @@ class ThreadSim:
         pt = state.record
         pt.native_ref = f"{pt.provider}-{self.sim.rng.getrandbits(48):012x}"
         pt.history_mode = HISTORY_MODES[pt.provider]
-        pt.status = "ACTIVE" if pt.status == "PENDING" else pt.status
+        pt.status = (
+            ProviderThreadStatus.ACTIVE if pt.status is ProviderThreadStatus.PENDING else pt.status
+        )
         for run in self.rec.runs:
-            if run.provider_thread_id == pt.id and run.status == "STARTING":
-                run.status = "RUNNING"
+            if run.provider_thread_id == pt.id and run.status is RunStatus.STARTING:
+                run.status = RunStatus.RUNNING
         self.event(
             "providerThread.attached",
             None,
@@ -339,7 +368,7 @@ class ThreadSim:
         said = content.run_content(rng, run.ordinal, self.rec.id[-8:])
         run.input = said.input
         run.items = said.items
-        run.status = "COMPLETED"
+        run.status = RunStatus.COMPLETED
         run.native_turn_ref = f"turn-{run.ordinal}-{rng.getrandbits(32):08x}"
         run.completed_at = now
         if said.checkpoint is not None:
@@ -365,7 +394,7 @@ class ThreadSim:
         rng = self.sim.rng
         now = self.sim.tick(5, 300)
         run.input = content.run_content(rng, run.ordinal, self.rec.id[-8:]).input
-        run.status = "FAILED"
+        run.status = RunStatus.FAILED
         run.failure_reason = rng.choice(
             ("provider timed out", "rate limited (429)", "tool crashed", "cancelled by the user")
         )
@@ -386,94 +415,127 @@ class ThreadSim:
         self.rec.version += 1
 
     def rollback(self, to_ordinal: int) -> None:
+        """rollbackThread, as the product decides it (`resolvers.lineage.rollback`): the runs
+        it rolls back, the handoffs and transfers they take with them, and what becomes of
+        each provider thread (neither generated history mode rolls back natively)."""
         now = self.sim.tick(5, 120)
-        rolled = [r for r in self.rec.runs if r.ordinal > to_ordinal and r.status != "ROLLED_BACK"]
-        gone = {r.ordinal for r in rolled}
-        for run in rolled:
-            run.status = "ROLLED_BACK"
-            run.rolled_back_to, run.rolled_back_at = to_ordinal, now
+        decision = decide_rollback(self.state(), self._rollback_inputs(to_ordinal), REGISTRY)
+        rolled_ids = set(decision.rolledBackRunIds)
+        gone = set(decision.rolledBack)
+        for run in self.rec.runs:
+            if run.id in rolled_ids:
+                run.status = RunStatus.ROLLED_BACK
+                run.rolled_back_to, run.rolled_back_at = to_ordinal, now
         keep = [i for i, r in enumerate(self.history) if r.ordinal not in gone]
         self.history = [self.history[i] for i in keep]
         self.ordinals = [self.ordinals[i] for i in keep]
         self.last_completed = next(
-            (r for r in reversed(self.history) if r.status == "COMPLETED"), None
+            (r for r in reversed(self.history) if r.status is RunStatus.COMPLETED), None
         )
-        rolled_ids = {r.id for r in rolled}
-        # About a rolled-back run, or injected into one (docs/MODEL.md "Coverage after a
-        # rollback"), as the product's rollback takes them.
-        affected = [
-            h
-            for h in self.rec.handoffs
-            if h.status != "SUPERSEDED"
-            and (
-                (
-                    h.source_thread_id == self.rec.id
-                    and any(h.covered_from <= o <= h.covered_to for o in gone)
-                )
-                or (h.status != "FAILED" and h.target_run_id in rolled_ids)
-            )
-        ]
-        undone, carriers = self._undelivered(rolled)
-        carriers = [h for h in carriers if h not in affected]
-        for handoff in [*affected, *carriers]:
-            handoff.status = "SUPERSEDED"
+        handoffs = {h.id: h for h in self.rec.handoffs}
+        for handoff_id in decision.supersededHandoffIds:
+            handoff = handoffs[handoff_id]
+            handoff.status = HandoffStatus.SUPERSEDED
             handoff.updated_at = now
             self.pts[handoff.to_provider_thread_id].ready_received -= 1
-        hit = {h.to_provider_thread_id for h in affected}
-        hit |= {r.provider_thread_id for r in rolled}
-        changed: list[ProviderThreadRecord] = []
+        for pt_id, status in decision.providerThreadStatuses.items():
+            self.pts[pt_id].record.status = status
         for state in self.pts.values():
-            pt = state.record
-            if pt.id in hit and pt.status not in ("FAILED", "STALE", "DIVERGENT"):
-                pt.status = "DIVERGENT"  # neither generated history mode rolls back natively
-                changed.append(pt)
             state.seen -= gone
-        self.event("thread.rolledBack", None, toRunOrdinal=to_ordinal, rolledBackRuns=len(rolled))
-        for handoff in [*affected, *carriers]:
-            self.event("handoff.superseded", None, handoffId=handoff.id, reason="rollback")
-        for pt in changed:
-            self.event("providerThread.status", None, providerThreadId=pt.id, status=pt.status)
-        for transfer in [*undone, *self._unasked(rolled)]:
-            self.event("transfer.superseded", None, transferId=transfer.id, reason="rollback")
+        assert self.sim.family is not None
+        superseded = set(decision.supersededTransferIds)
+        for transfer in self.sim.family.transfers:
+            if transfer.id in superseded:
+                transfer.status = TransferStatus.SUPERSEDED
+        self.taken = [t for t in self.taken if t.id not in superseded]
+        self.deliveries = [d for d in self.deliveries if d[0].id not in superseded]
+        self.event(
+            "thread.rolledBack", None, toRunOrdinal=to_ordinal, rolledBackRuns=len(rolled_ids)
+        )
+        for handoff_id in decision.supersededHandoffIds:
+            self.event("handoff.superseded", None, handoffId=handoff_id, reason="rollback")
+        for pt_id, status in decision.providerThreadStatuses.items():
+            self.event("providerThread.status", None, providerThreadId=pt_id, status=status)
+        for transfer_id in decision.supersededTransferIds:
+            self.event("transfer.superseded", None, transferId=transfer_id, reason="rollback")
         self.rec.version += 1
         self.sim.receipt("rollbackThread", {"thread_id": self.rec.id})
 
-    def _undelivered(
-        self, rolled: list[RunRecord]
-    ) -> tuple[list[TransferRecord], list[HandoffRecord]]:
-        """Merge-backs and subagent results a rolled-back run consumed, superseded with the
-        live handoffs that carried them, as the product's rollback does."""
-        ids = {run.id for run in rolled}
-        undone = [transfer for transfer in self.taken if transfer.consumed_by_run_id in ids]
-        carried = {transfer.handoff_id for transfer in undone}
-        carriers = [h for h in self.rec.handoffs if h.id in carried and h.status != "SUPERSEDED"]
-        for transfer in undone:
-            transfer.status = "SUPERSEDED"
-        self.taken = [transfer for transfer in self.taken if transfer not in undone]
-        return undone, carriers
-
-    def _unasked(self, rolled: list[RunRecord]) -> list[TransferRecord]:
-        """Pending subagent results whose subagent a rolled-back run spawned: superseded,
-        as the product's rollback does (resolvers/lineage/rollback.py)."""
-        ids = {run.id for run in rolled}
-        unasked = [
-            (transfer, child)
-            for transfer, child in self.deliveries
-            if transfer.type == "SUBAGENT_RESULT" and child.links[-1][0].spawned_by_run_id in ids
+    def _rollback_inputs(self, to_ordinal: int) -> RollbackInputs:
+        """What the store reads for a rollback besides the thread's state: its live runs
+        after `to_ordinal`, the live handoffs about or injected into a run after it, the
+        merge-backs and subagent results it consumed, its pending subagent results."""
+        runs = {run.id: run for run in self.rec.runs}
+        rolled = [
+            r
+            for r in self.rec.runs
+            if r.ordinal > to_ordinal and r.status is not RunStatus.ROLLED_BACK
         ]
-        for transfer, _ in unasked:
-            transfer.status = "SUPERSEDED"
-        self.deliveries = [d for d in self.deliveries if d not in unasked]
-        return [transfer for transfer, _ in unasked]
+        affected: list[AffectedHandoff] = []
+        for handoff in self.rec.handoffs:
+            consumer = runs.get(handoff.target_run_id or "")
+            about = handoff.source_thread_id == self.rec.id and handoff.covered_to > to_ordinal
+            injected = consumer is not None and consumer.ordinal > to_ordinal
+            if handoff.status is not HandoffStatus.SUPERSEDED and (about or injected):
+                affected.append(
+                    AffectedHandoff(
+                        handoff=model.handoff_node(handoff),
+                        consumerOrdinal=consumer.ordinal if consumer else None,
+                        consumerProviderThreadId=consumer.provider_thread_id if consumer else None,
+                    )
+                )
+        live = {h.id for h in self.rec.handoffs if h.status is not HandoffStatus.SUPERSEDED}
+        return RollbackInputs(
+            toOrdinal=to_ordinal,
+            rolledRuns=[model.run_node(run) for run in rolled],
+            affected=affected,
+            delivered=[
+                Delivered(transfer=model.transfer_node(t), handoffLive=t.handoff_id in live)
+                for t in self.taken
+            ],
+            pendingResults=[
+                PendingResult(transferId=t.id, spawnedByRunId=child.links[-1][0].spawned_by_run_id)
+                for t, child in self.deliveries
+                if t.type is TransferType.SUBAGENT_RESULT
+            ],
+        )
+
+    def state(self) -> ThreadState:
+        """The thread as the product's rules read it (`graph.thread_state`): built only for
+        the rare steps that ask a whole rule (a fork's first run, a rollback)."""
+        native: dict[str, list[int]] = {}
+        for run in self.history:
+            native.setdefault(run.provider_thread_id, []).append(run.ordinal)
+        assert self.sim.family is not None
+        pending = [t for t in self.sim.family.transfers if t.status is TransferStatus.PENDING]
+        return ThreadState(
+            thread=model.thread_node(self.rec),
+            lastRun=model.run_node(self.rec.runs[-1]) if self.rec.runs else None,
+            providerThreads=[
+                model.provider_thread_node(s.record, native.get(s.record.id, ()))
+                for s in self.pts.values()
+            ],
+            transfers=[
+                model.transfer_node(t) for t in pending if t.target_thread_id == self.rec.id
+            ],
+            outgoingTransfers=[
+                model.transfer_node(t) for t in pending if t.source_thread_id == self.rec.id
+            ],
+        )
 
     # ---- lineage ---------------------------------------------------------------
 
     def fork(self, at: RunRecord, at_checkpoint: bool) -> ThreadSim:
         now = self.sim.tick(5, 3600)
         title = f"Fork: {content.thread_title(self.sim.rng)}"[:80]
-        child = self._child(title, "USER", "FORK", at.ordinal, now)
+        child = self._child(title, Actor.USER, ThreadRelationship.FORK, at.ordinal, now)
         transfer = self._transfer(
-            "FORK", self, child, self._point(at, at_checkpoint), "USER", source_provider=at.provider
+            TransferType.FORK,
+            self,
+            child,
+            self._point(at, at_checkpoint),
+            Actor.USER,
+            source_provider=at.provider,
         )
         self.event("thread.forked", at.id, childThreadId=child.rec.id, transferId=transfer.id)
         self.rec.version += 1
@@ -489,12 +551,18 @@ class ThreadSim:
         latest = self.last_completed
         assert latest is not None, "spawn only after a completed run"
         title = f"Profile {content.thread_title(rng)}" if native else task
-        child = self._child(" ".join(title.split())[:80], "AGENT", "SUBAGENT", latest.ordinal, now)
+        child = self._child(
+            " ".join(title.split())[:80],
+            Actor.AGENT,
+            ThreadRelationship.SUBAGENT,
+            latest.ordinal,
+            now,
+        )
         extra: dict[str, Any] = {}
         if native:
             pt = child._provider_thread(
                 provider,
-                "ACTIVE",
+                ProviderThreadStatus.ACTIVE,
                 None,
                 now,
                 native_ref=f"{provider}-subagent-{rng.getrandbits(32):08x}",
@@ -502,16 +570,16 @@ class ThreadSim:
             child.rec.provider_threads.append(pt)
             child.pts[pt.id] = child.latest[provider] = _PtState(pt)
             extra = {
-                "status": "RESOLVED_NATIVE",
-                "resolution_strategy": "NATIVE_FORK",
+                "status": TransferStatus.RESOLVED_NATIVE,
+                "resolution_strategy": ResolutionStrategy.NATIVE_FORK,
                 "resolved_provider_thread_id": pt.id,
             }
         transfer = self._transfer(
-            "SUBAGENT_SPAWN",
+            TransferType.SUBAGENT_SPAWN,
             self,
             child,
             self._point(latest, False),
-            "AGENT",
+            Actor.AGENT,
             source_provider=during.provider,
             target_provider=provider,
             spawned_by_run_id=during.id,
@@ -538,7 +606,12 @@ class ThreadSim:
         return child
 
     def _child(
-        self, title: str, actor: str, relationship: str, ordinal: int, now: datetime
+        self,
+        title: str,
+        actor: Actor,
+        relationship: ThreadRelationship,
+        ordinal: int,
+        now: datetime,
     ) -> ThreadSim:
         """A fork or subagent of this thread, made from its run `ordinal`."""
         return self.sim.new_thread(
@@ -558,7 +631,7 @@ class ThreadSim:
     def _provider_thread(
         self,
         provider: str,
-        status: str,
+        status: ProviderThreadStatus,
         model: str | None,
         now: datetime,
         native_ref: str | None = None,
@@ -571,7 +644,7 @@ class ThreadSim:
             provider=provider,
             status=status,
             model=model,
-            history_mode="UNKNOWN",
+            history_mode=HistoryMode.UNKNOWN,
             created_at=now,
             last_used_at=now,
             native_ref=native_ref,
@@ -582,7 +655,7 @@ class ThreadSim:
         """This thread was just opened by `transfer` from `parent`."""
         self.parent = parent
         self.links = [*parent.links, (transfer, parent)]
-        self.origin = transfer if transfer.status == "PENDING" else None
+        self.origin = transfer if transfer.status is TransferStatus.PENDING else None
         self.event(
             "thread.created",
             None,
@@ -598,7 +671,7 @@ class ThreadSim:
             status=transfer.status,
         )
 
-    def deliver_to_parent(self, kind: str) -> None:
+    def deliver_to_parent(self, kind: TransferType) -> None:
         """completeSubagent or mergeBack: a transfer waiting for the parent's next run."""
         parent = self.parent
         assert parent is not None
@@ -606,13 +679,13 @@ class ThreadSim:
         latest = self.last_completed
         assert latest is not None, "deliver only after a completed run"
         origin = self.links[-1][0]
-        if kind == "SUBAGENT_RESULT":
+        if kind is TransferType.SUBAGENT_RESULT:
             transfer = self._transfer(
                 kind,
                 self,
                 parent,
                 self._point(latest, False),
-                "AGENT",
+                Actor.AGENT,
                 source_provider=latest.provider,
                 payload=content.subagent_result(self.sim.rng),
             )
@@ -622,7 +695,7 @@ class ThreadSim:
                 self,
                 parent,
                 self._point(latest, False),
-                "USER",
+                Actor.USER,
                 base_point=origin.source_point,
                 source_provider=latest.provider,
             )
@@ -637,7 +710,7 @@ class ThreadSim:
             )
             thread.rec.version += 1
         parent.deliveries.append((transfer, self))
-        mutation = "completeSubagent" if kind == "SUBAGENT_RESULT" else "mergeBack"
+        mutation = "completeSubagent" if kind is TransferType.SUBAGENT_RESULT else "mergeBack"
         self.sim.receipt(mutation, {"id": transfer.id})
 
     # ---- helpers ---------------------------------------------------------------
@@ -655,50 +728,45 @@ class ThreadSim:
         ]
 
     def completed(self) -> list[RunRecord]:
-        return [r for r in self.history if r.status == "COMPLETED"]
+        return [r for r in self.history if r.status is RunStatus.COMPLETED]
 
     def _pick(self, provider: str) -> _PtState | None:
         state = self.latest.get(provider)
         if state is None:
             return None
         pt = state.record
-        usable = pt.status in REUSABLE or (pt.status == "PENDING" and pt.native_ref)
-        if not usable:
+        if not staleness.reusable(model.provider_thread_node(pt)):
             return None
-        signals: list[str] = []
+        # The two signals a generated thread can raise, counted incrementally: the
+        # product's `staleness.signals` reads the thread's whole state on every start.
+        signals: list[StalenessSignal] = []
         if len(self.ordinals) - bisect.bisect_right(self.ordinals, state.last_native) > (
             MAX_OFF_PROVIDER_RUNS
         ):
-            signals.append("TOO_MANY_OFF_PROVIDER_RUNS")
+            signals.append(StalenessSignal.TOO_MANY_OFF_PROVIDER_RUNS)
         if state.ready_received >= MAX_CHAINED_HANDOFFS:
-            signals.append("TOO_MANY_CHAINED_HANDOFFS")
+            signals.append(StalenessSignal.TOO_MANY_CHAINED_HANDOFFS)
         if signals:
-            pt.status = "STALE"
+            pt.status = ProviderThreadStatus.STALE
             pt.stale_signals = signals
             return None
         return state
 
     def _native_fork(self, origin: TransferRecord, provider: str) -> bool:
-        if origin.source_provider != provider:
-            return False
+        """Whether a fork's first run forks natively, as the product decides it."""
         source = self.links[-1][1]
-        point = origin.source_point
-        state = source.pts.get(point["providerThreadId"])
-        if state is None or not state.record.native_ref or state.record.status in WEAK:
-            return False
-        if provider in NATIVE_FORK_AT_TURN and point["providerTurnRef"]:
-            return True
-        later = [
-            r
-            for r in source.history
-            if r.provider_thread_id == state.record.id and r.ordinal > point["runOrdinal"]
-        ]
-        return not later  # neither generated history mode can roll back natively
+        plan = transfers.native_fork(
+            model.transfer_node(origin), REGISTRY.get(provider), source.state()
+        )
+        return isinstance(plan, NativeForkPlan)
 
-    def _own(self, strategy: str, runs: list[RunRecord], exclude: str | None = None) -> _Plan:
+    def _own(self, rung: StartStrategy, runs: list[RunRecord], exclude: str | None = None) -> _Plan:
+        """The handoff of this thread's `runs` a rung of the ladder sends, as the product's
+        ladder plans it (`resolvers.start.decision.RUNGS`)."""
+        strategy, kind, _ = RUNGS[rung]
         return _Plan(
             strategy=strategy,
-            kind="DELTA_CONTEXT" if strategy.startswith("DELTA") else "PORTABLE_CONTEXT",
+            kind=kind,
             source=self,
             runs=list(runs),
             title=f"# Context handoff: {_named(runs)} of this thread",
@@ -713,21 +781,21 @@ class ThreadSim:
             runs = (
                 [] if upto is None else source.history[: bisect.bisect_right(source.ordinals, upto)]
             )
-            label = "forked from" if transfer.type == "FORK" else "spawned by"
+            label = "forked from" if transfer.type is TransferType.FORK else "spawned by"
             title = f"# Context inherited: this thread was {label} thread {source.rec.id}"
             if runs:
                 title += f" ({_named(runs)})"
             plans.append(
                 _Plan(
-                    strategy="CHECKPOINT_SUMMARY"
+                    strategy=HandoffStrategy.CHECKPOINT_SUMMARY
                     if point["atCheckpoint"]
-                    else "FULL_THREAD_SUMMARY",
-                    kind="PORTABLE_CONTEXT",
+                    else HandoffStrategy.FULL_THREAD_SUMMARY,
+                    kind=HandoffKind.PORTABLE_CONTEXT,
                     source=source,
                     runs=runs,
                     title=title,
                     transfer_id=transfer.id,
-                    task=transfer.payload if transfer.type == "SUBAGENT_SPAWN" else None,
+                    task=transfer.payload if transfer.type is TransferType.SUBAGENT_SPAWN else None,
                 )
             )
         return plans
@@ -735,10 +803,13 @@ class ThreadSim:
     def _delivery(self, transfer: TransferRecord, source: ThreadSim) -> _Plan:
         upto = transfer.source_point["runOrdinal"]
         runs = source.history[: bisect.bisect_right(source.ordinals, upto)]
-        merged = transfer.type == "MERGE_BACK"  # else a subagent's result, which carries its text
+        # Else a subagent's result, which carries its text.
+        merged = transfer.type is TransferType.MERGE_BACK
         return _Plan(
-            strategy="DELTA_SINCE_TARGET_LAST_SEEN" if merged else "MANUAL_CONTEXT",
-            kind="DELTA_CONTEXT",
+            strategy=HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN
+            if merged
+            else HandoffStrategy.MANUAL_CONTEXT,
+            kind=HandoffKind.DELTA_CONTEXT,
             source=source,
             runs=runs,
             title=f"# Merged back from fork {source.rec.id}"
@@ -781,7 +852,7 @@ class ThreadSim:
             kind=plan.kind,
             summary_text=text,
             sections=sections,
-            status="READY",
+            status=HandoffStatus.READY,
             created_at=now,
             updated_at=now,
             transfer_id=plan.transfer_id,
@@ -809,15 +880,15 @@ class ThreadSim:
 
     def _transfer(
         self,
-        kind: str,
+        kind: TransferType,
         source: ThreadSim,
         target: ThreadSim,
         point: dict[str, Any],
-        actor: str,
+        actor: Actor,
         **fields: Any,
     ) -> TransferRecord:
         assert self.sim.family is not None
-        values: dict[str, Any] = {"status": "PENDING", **fields}
+        values: dict[str, Any] = {"status": TransferStatus.PENDING, **fields}
         transfer = TransferRecord(
             id=self.sim.id("xfr"),
             type=kind,
@@ -850,7 +921,7 @@ def summary(
         sections.append({"title": "Subagent results", "lines": [result]})
     else:
         goals = [f"Run {r.ordinal} asked: {_shorten(r.input, INPUT_LIMIT)}" for r in runs]
-        decisions = [i["text"] for r in runs for i in r.items if i["kind"] == "DECISION"]
+        decisions = [i["text"] for r in runs for i in r.items if i["kind"] == RunItemKind.DECISION]
         failures = [f"Run {r.ordinal} failed: {r.failure_reason}" for r in runs if r.failure_reason]
         budget = MAX_HANDOFF_CHARS - len(title) - 200
         for name, lines in (
@@ -951,7 +1022,7 @@ def _root(sim: Sim, title: str | None = None) -> ThreadSim:
         ThreadRecord(
             id=family.root_id,
             title=title or content.thread_title(sim.rng),
-            created_by="USER",
+            created_by=Actor.USER,
             created_at=now,
             root_id=family.root_id,
         )
@@ -995,7 +1066,7 @@ def _live(thread: ThreadSim, runs: int, level: int = 0) -> None:
         )
         _live(fork, runs_per_thread(rng, shape), level + 1)
         if fork.last_completed and rng.random() < shape.merge_back_chance:
-            fork.deliver_to_parent("MERGE_BACK")
+            fork.deliver_to_parent(TransferType.MERGE_BACK)
             if rng.random() < 0.5:
                 thread.cycle(provider)  # the parent's next run takes the merge-back in
 
@@ -1013,7 +1084,7 @@ def _with_subagent(thread: ThreadSim, provider: str) -> None:
     for _ in range(rng.randrange(1, shape.subagent_max_runs + 1)):
         child.cycle(child_provider)
     if child.last_completed:
-        child.deliver_to_parent("SUBAGENT_RESULT")
+        child.deliver_to_parent(TransferType.SUBAGENT_RESULT)
     thread.complete(run)
 
 
@@ -1044,7 +1115,7 @@ def _with_subagent_fixed(thread: ThreadSim, provider: str) -> None:
     child = thread.spawn(run, provider, native=False)
     for _ in range(2):
         child.cycle(provider)
-    child.deliver_to_parent("SUBAGENT_RESULT")
+    child.deliver_to_parent(TransferType.SUBAGENT_RESULT)
     thread.complete(run)
 
 

@@ -32,6 +32,7 @@ from bench import service
 from bench.cli import NEO4J_PASSWORD, OTHER_NEO4J_URI, OTHER_OUTPUT
 from bench.client import FORK_AT_RUN, SPAWN, GraphQL, ServiceThread, command_id
 from bench.measure import Log, stderr_log
+from graph.models import LineageDirection, ThreadRelationship
 
 WORKSPACE = "family"
 LARGE, SMALL = 2000, 10
@@ -48,7 +49,7 @@ class Planned:
 
     index: int
     parent: int | None
-    kind: str  # ROOT, FORK or SUBAGENT
+    kind: ThreadRelationship | str  # ROOT, or how it was opened
     depth: int
     runs: int
 
@@ -66,7 +67,7 @@ def shape(size: int, seed: int) -> list[Planned]:
         parent = plan[rng.choice(pool)]
         if parent.depth >= MAX_DEPTH:
             continue
-        kind = "SUBAGENT" if rng.random() < 0.4 else "FORK"
+        kind = ThreadRelationship.SUBAGENT if rng.random() < 0.4 else ThreadRelationship.FORK
         runs = 2 if rng.random() < 0.2 else 1
         plan.append(Planned(len(plan), parent.index, kind, parent.depth + 1, runs))
         tickets += [parent.index, len(plan) - 1]
@@ -91,7 +92,7 @@ async def build(gql: GraphQL, plan: list[Planned], seed: int, clients: int, log:
     last_run: dict[int, str] = {}  # what a fork is made at
     subagents: dict[int, list[Planned]] = {}
     for p in plan:
-        if p.kind == "SUBAGENT" and p.parent is not None:
+        if p.kind is ThreadRelationship.SUBAGENT and p.parent is not None:
             subagents.setdefault(p.parent, []).append(p)
     gate = asyncio.Semaphore(clients)
     requests = 0
@@ -104,7 +105,7 @@ async def build(gql: GraphQL, plan: list[Planned], seed: int, clients: int, log:
             title = f"{p.kind.lower()} {p.index} at depth {p.depth}"
             if p.kind == "ROOT":
                 thread = await ServiceThread.create(gql, rng, title)
-            elif p.kind == "FORK":
+            elif p.kind is ThreadRelationship.FORK:
                 source = p.parent or 0
                 forked = await _fork(gql, (ids[source], last_run[source]), rng, title)
                 thread = ServiceThread(gql, forked, rng)
@@ -120,7 +121,7 @@ async def build(gql: GraphQL, plan: list[Planned], seed: int, clients: int, log:
                 cycle = await thread.cycle(during=spawn if n == p.runs - 1 else None)
                 last_run[p.index] = cycle.run_id
             ids[p.index] = thread.thread_id
-            requests += (p.kind == "FORK") + 3 * p.runs + len(spawned)
+            requests += (p.kind is ThreadRelationship.FORK) + 3 * p.runs + len(spawned)
 
     for depth in range(MAX_DEPTH + 1):
         generation = [p for p in plan if p.depth == depth]
@@ -219,7 +220,7 @@ def probes(
     boxes of the threads it draws (at most BUDGET of the large one, all of the small)."""
     found: list[Probe] = []
     for label, root in roots.items():
-        variables = {"thread": root, "direction": "BOTH", "depth": PAGE_DEPTH}
+        variables = {"thread": root, "direction": LineageDirection.BOTH, "depth": PAGE_DEPTH}
         found.append(Probe(f"outline {label}", outline, variables, _lineage_threads))
     for label, ids in drawn.items():
         found.append(Probe(f"boxes {label}", boxes, {"ids": ids}, _box_threads))
@@ -429,7 +430,9 @@ async def _run(
         render = await render_page(api, built["large"].root, loads)
         outline, boxes = [await _static(gql, name) for name in ("family", "boxes")]
         roots = {label: b.root for label, b in built.items()}
-        small = await gql(outline, thread=roots["small"], direction="BOTH", depth=PAGE_DEPTH)
+        small = await gql(
+            outline, thread=roots["small"], direction=LineageDirection.BOTH, depth=PAGE_DEPTH
+        )
         drawn = {
             "large": render.threads or [],
             "small": [node["thread"]["id"] for node in small["lineage"]["nodes"]],

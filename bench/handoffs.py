@@ -78,7 +78,7 @@ def family_subject(seed: int, least: int) -> tuple[str, list[RunNode]]:
     """The root thread of the first generated family with at least `least` active runs."""
     for index in count():
         root = family(index, seed, Shape(), "bench").threads[0]
-        runs = [_run(record) for record in root.runs if record.status != "ROLLED_BACK"]
+        runs = [_run(record) for record in root.runs if record.status is not RunStatus.ROLLED_BACK]
         if len(runs) >= least:
             return f"family {index} root", runs
     raise AssertionError("unreachable: count() never ends")

@@ -36,6 +36,7 @@ from bench.config import Config
 from bench.cpu import CpuMeter
 from bench.records import Family, ThreadRecord
 from bench.results import Pair, Rate, ReadProbe, Stat, Window
+from graph.models import RunStatus
 from resolvers import search as searching
 
 # bench/cypher/baseline/lineage.cypher fixes the same hop bound: Cypher cannot take it as a
@@ -108,7 +109,7 @@ def expected_thread_problems(answer: dict[str, Any], record: ThreadRecord, what:
     if thread is None:
         return [f"{what}: the service does not find generated thread {record.id}"]
     runs = [{"ordinal": r.ordinal, "status": r.status} for r in record.runs]
-    expected_runs = [r for r in runs if r["status"] != "ROLLED_BACK"]
+    expected_runs = [r for r in runs if r["status"] != RunStatus.ROLLED_BACK]
     problems = []
     if thread["runs"] != expected_runs:
         problems.append(f"{what}: runs of generated thread {record.id} read back differently")

@@ -46,9 +46,19 @@ from graph import history
 from graph.history import NodeKind
 from graph.models import (
     DIGEST_VERSION,
+    ENDED,
     CheckpointNode,
+    HandoffNode,
+    HandoffStatus,
+    HandoffStrategy,
+    ProviderThreadNode,
+    ProviderThreadStatus,
     RunDigest,
     RunNode,
+    RunStatus,
+    ThreadNode,
+    TransferNode,
+    TransferStatus,
 )
 from graph.ranges import Ranges
 from resolvers.handoffs import tokenizer
@@ -115,9 +125,6 @@ def _history(kind: NodeKind, *versions: tuple[Any, Row]) -> list[str]:
     return entries
 
 
-HISTORY = ("COMPLETED", "FAILED", "INTERRUPTED")
-
-
 def _ranges(ordinals: Iterable[int]) -> list[int]:
     """Ordinals as the service keeps them: flattened merged ranges [from1, to1, ...]."""
     return Ranges.of(ordinals).flatten()
@@ -130,7 +137,7 @@ BULK_POSITION = {"gateSlot": 0, "gateSeq": 0}
 
 
 def thread_props(thread: ThreadRecord, workspace: str) -> Row:
-    rolled_back = _ranges(r.ordinal for r in thread.runs if r.status == "ROLLED_BACK")
+    rolled_back = _ranges(r.ordinal for r in thread.runs if r.status is RunStatus.ROLLED_BACK)
     return _present(
         {
             "id": thread.id,
@@ -171,9 +178,9 @@ def run_props(run: RunRecord, workspace: str, delta_chain: int = 0) -> Row:
 
 
 def _run_history(run: RunRecord) -> list[str]:
-    started = {"status": "RUNNING", "providerThreadId": run.provider_thread_id}
+    started = {"status": RunStatus.RUNNING, "providerThreadId": run.provider_thread_id}
     ended = {"status": digest(run).status.value} if run.completed_at else {}
-    rolled = {"status": "ROLLED_BACK", "rolledBackTo": run.rolled_back_to}
+    rolled = {"status": RunStatus.ROLLED_BACK, "rolledBackTo": run.rolled_back_to}
     return _history(
         "run", (run.started_at, started), (run.completed_at, ended), (run.rolled_back_at, rolled)
     )
@@ -188,11 +195,40 @@ def digest(run: RunRecord) -> RunDigest:
 def ended_node(run: RunRecord) -> RunNode:
     """The run as it ended (a run rolled back since, as it was before)."""
     ended = run.status
-    if ended == "ROLLED_BACK":
-        ended = "FAILED" if run.failure_reason is not None else "COMPLETED"
+    if ended is RunStatus.ROLLED_BACK:
+        ended = RunStatus.FAILED if run.failure_reason is not None else RunStatus.COMPLETED
     checkpoint = run.checkpoint
     node = None if checkpoint is None else CheckpointNode.model_validate(_fields(checkpoint))
     return RunNode.model_validate({**_fields(run), "status": ended, "checkpoint": node})
+
+
+# ---- records as the product's models, for the pure rules the generator asks ----------
+
+
+def run_node(run: RunRecord) -> RunNode:
+    """The run as it is now, without its items (no rule the generator asks reads them)."""
+    return RunNode.model_validate(_fields(run, skip=("items", "checkpoint")))
+
+
+def thread_node(thread: ThreadRecord, workspace: str = "") -> ThreadNode:
+    return ThreadNode.model_validate(thread_props(thread, workspace))
+
+
+def provider_thread_node(
+    pt: ProviderThreadRecord, native: Iterable[int] = ()
+) -> ProviderThreadNode:
+    """A provider thread; `native`: the ordinals of the history runs that ran on it."""
+    return ProviderThreadNode.model_validate({**_fields(pt), "nativeRanges": _ranges(native)})
+
+
+def handoff_node(handoff: HandoffRecord) -> HandoffNode:
+    return HandoffNode.model_validate(
+        {**_fields(handoff), "tokenEstimate": tokenizer.count(handoff.summary_text)}
+    )
+
+
+def transfer_node(transfer: TransferRecord) -> TransferNode:
+    return TransferNode.model_validate(_fields(transfer))
 
 
 def delta_chains(thread: ThreadRecord) -> dict[str, int]:
@@ -201,12 +237,12 @@ def delta_chains(thread: ThreadRecord) -> dict[str, int]:
     deltas = {
         (h.target_run_id, h.to_provider_thread_id)
         for h in thread.handoffs
-        if h.strategy == "DELTA_SINCE_TARGET_LAST_SEEN"
+        if h.strategy is HandoffStrategy.DELTA_SINCE_TARGET_LAST_SEEN
     }
     chains: dict[str, int] = {}
     last: dict[str, int] = {}
     for run in sorted(thread.runs, key=lambda r: r.ordinal):
-        if run.status == "ROLLED_BACK":
+        if run.status is RunStatus.ROLLED_BACK:
             chains[run.id] = 0
             continue
         pt = run.provider_thread_id
@@ -246,7 +282,7 @@ def provider_thread_props(
             "nativeRanges": _ranges(native),
             "historyJson": _history(
                 "providerThread",
-                (pt.created_at, {"status": "PENDING", "model": pt.model}),
+                (pt.created_at, {"status": ProviderThreadStatus.PENDING, "model": pt.model}),
                 (pt.last_used_at, values),  # `_history` keeps the tracked ones
             ),
         }
@@ -270,7 +306,7 @@ def handoff_props(handoff: HandoffRecord, workspace: str) -> Row:
             "generationMs": local_generation_ms(handoff.summary_text),
             "historyJson": _history(
                 "handoff",
-                (handoff.created_at, {"status": "READY"}),
+                (handoff.created_at, {"status": HandoffStatus.READY}),
                 (handoff.updated_at, {"status": handoff.status}),
             ),
         }
@@ -291,7 +327,7 @@ def transfer_props(transfer: TransferRecord, workspace: str) -> Row:
             "workspace": workspace,
             "historyJson": _history(
                 "transfer",
-                (transfer.created_at, {"status": "PENDING"}),
+                (transfer.created_at, {"status": TransferStatus.PENDING}),
                 (transfer.consumed_at or transfer.created_at, values),
             ),
         }
@@ -392,7 +428,7 @@ def add_family(rows: Rows, family: Family, workspace: str, receipts: bool = True
             native = [
                 r.ordinal
                 for r in thread.runs
-                if r.provider_thread_id == pt.id and r.status in HISTORY
+                if r.provider_thread_id == pt.id and r.status in ENDED
             ]
             rows.provider_threads.append({"props": provider_thread_props(pt, workspace, native)})
             if pt.forked_from_id is not None:
@@ -448,19 +484,17 @@ def expected_coverage(thread: ThreadRecord) -> dict[str, dict[str, list[int]]]:
     Computed from the records alone, independently of the service, so the smoke test can
     check that the service reads the generated graph as the generator meant it.
     """
-    history = sorted(r.ordinal for r in thread.runs if r.status in ("COMPLETED", "FAILED"))
+    history = sorted(r.ordinal for r in thread.runs if r.status in ENDED)
     by_pt: dict[str, dict[str, list[int]]] = {}
     for pt in thread.provider_threads:
         native = sorted(
-            r.ordinal
-            for r in thread.runs
-            if r.provider_thread_id == pt.id and r.status in ("COMPLETED", "FAILED")
+            r.ordinal for r in thread.runs if r.provider_thread_id == pt.id and r.status in ENDED
         )
         ranges = [
             (h.covered_from, h.covered_to)
             for h in thread.handoffs
             if h.to_provider_thread_id == pt.id
-            and h.status == "READY"
+            and h.status is HandoffStatus.READY
             and h.source_thread_id == thread.id
         ]
         covered = set(native) | {o for o in history if any(lo <= o <= hi for lo, hi in ranges)}

@@ -1,8 +1,10 @@
 """What happened to a generated family, as plain facts: the simulator's output.
 
 These are the generator's own records, not the service's models: the harness must not
-depend on internals that change with the write path. `bench/model.py` turns them into
-the node properties and links the service would have written.
+depend on internals that change with the write path. Their statuses, strategies, kinds
+and types are the product's enums (`graph.models`, the contract's names), so a value the
+product renames or drops fails the type check here. `bench/model.py` turns them into the
+node properties and links the service would have written.
 """
 
 from __future__ import annotations
@@ -12,6 +14,23 @@ from datetime import datetime
 from typing import Any
 
 from bench.content import Item
+from graph.models import (
+    Actor,
+    HandoffKind,
+    HandoffStatus,
+    HandoffStrategy,
+    HistoryMode,
+    ProviderAction,
+    ProviderThreadStatus,
+    ResolutionStrategy,
+    RunStatus,
+    StalenessSignal,
+    StartStrategy,
+    SummarySource,
+    ThreadRelationship,
+    TransferStatus,
+    TransferType,
+)
 
 
 @dataclass
@@ -48,7 +67,7 @@ class RunRecord:
     ordinal: int
     provider: str
     model: str | None
-    status: str
+    status: RunStatus
     input: str
     provider_thread_id: str
     started_at: datetime
@@ -57,8 +76,9 @@ class RunRecord:
     completed_at: datetime | None = None
     items: list[Item] = field(default_factory=list)
     checkpoint: CheckpointRecord | None = None
-    start_strategy: str | None = None  # the decision it started with, as the service keeps it
-    provider_action: str | None = None
+    # The decision it started with, as the service keeps it.
+    start_strategy: StartStrategy | None = None
+    provider_action: ProviderAction | None = None
     rolled_back_to: int | None = None  # when ROLLED_BACK: the ordinal its thread went back to
     rolled_back_at: datetime | None = None
 
@@ -68,14 +88,14 @@ class ProviderThreadRecord:
     id: str
     thread_id: str
     provider: str
-    status: str
+    status: ProviderThreadStatus
     model: str | None
-    history_mode: str
+    history_mode: HistoryMode
     created_at: datetime
     last_used_at: datetime
     native_ref: str | None = None
     forked_from_id: str | None = None
-    stale_signals: list[str] | None = None
+    stale_signals: list[StalenessSignal] | None = None
     held_tokens: int = 0  # what the service counts it holds (ProviderThread.heldTokens)
 
 
@@ -89,16 +109,17 @@ class HandoffRecord:
     covered_from: int
     covered_to: int
     covered_run_ids: list[str]
-    strategy: str
-    kind: str
+    strategy: HandoffStrategy
+    kind: HandoffKind
     summary_text: str
     sections: list[dict[str, Any]]
-    status: str
+    status: HandoffStatus
     created_at: datetime
     updated_at: datetime
     transfer_id: str | None = None
     target_run_id: str | None = None
-    summary_source: str = "LOCAL"  # the generator writes every summary locally, as the demo does
+    # The generator writes every summary locally, as the demo does.
+    summary_source: SummarySource = SummarySource.LOCAL
     budget: dict[str, Any] | None = None  # the start's ContextBudget, as the service stores it
     quality: dict[str, Any] | None = None  # its HandoffQuality, graded as the service grades
 
@@ -106,17 +127,17 @@ class HandoffRecord:
 @dataclass
 class TransferRecord:
     id: str
-    type: str
-    status: str
+    type: TransferType
+    status: TransferStatus
     source_thread_id: str
     target_thread_id: str
     source_point: dict[str, Any]
-    created_by: str
+    created_by: Actor
     created_at: datetime
     base_point: dict[str, Any] | None = None
     source_provider: str | None = None
     target_provider: str | None = None
-    resolution_strategy: str | None = None
+    resolution_strategy: ResolutionStrategy | None = None
     resolved_provider_thread_id: str | None = None
     handoff_id: str | None = None
     consumed_at: datetime | None = None
@@ -129,11 +150,11 @@ class TransferRecord:
 class ThreadRecord:
     id: str
     title: str | None
-    created_by: str
+    created_by: Actor
     created_at: datetime
     root_id: str
     parent_id: str | None = None
-    relationship: str | None = None  # FORK or SUBAGENT
+    relationship: ThreadRelationship | None = None
     source_run_ordinal: int | None = None  # on the lineage edge from the parent
     depth: int = 0  # distance from the family's root
     last_ordinal: int = 0
