@@ -213,7 +213,15 @@ def _iso(value: Any) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """Values the driver and json accept: enums by value, models as dicts."""
+    """Values the driver and json accept: enums by value, models as dicts. Every property
+    a plan writes passes here: the common kinds are told apart by their exact type first."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is list:
+        return [item if type(item) in _PLAIN else _plain(item) for item in value]
+    if kind is dict:
+        return {key: item if type(item) in _PLAIN else _plain(item) for key, item in value.items()}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, BaseModel):
