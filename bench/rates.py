@@ -32,6 +32,9 @@ from bench.results import Rate
 CLIENTS = typer.Option("8,32", "--clients", help="Concurrencies to measure, comma-separated.")
 SECONDS = typer.Option(30.0, "--seconds", help="Seconds per throughput figure (and raw's).")
 ROUNDS = typer.Option(1, "--rounds", help="Rounds; with --against each round is A then B.")
+READY = typer.Option(
+    service.READY_S, "--ready-s", help="How long each API may take to say ready (its warm-up)."
+)
 WARM = typer.Option(
     20.0, "--warm", help="Seconds of unrecorded cycles per API first (a cold JVM and process)."
 )
@@ -70,6 +73,7 @@ def rates(
     rounds: int = ROUNDS,
     against: Path | None = AGAINST,
     warm: float = WARM,
+    ready_s: int = READY,
     output: Path | None = OTHER_OUTPUT,
     note: str | None = NOTE,
 ) -> None:
@@ -77,6 +81,7 @@ def rates(
     concurrency = [int(part) for part in clients.split(",") if part.strip()]
     began = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     load = os.getloadavg()[0]
+    service.READY_S = ready_s  # a busy box's warm-up on a fresh Neo4j takes minutes
     measured = asyncio.run(
         _run(concurrency, seconds, rounds, against.resolve() if against else None, warm)
     )
