@@ -213,7 +213,7 @@ class ThreadlineGraphQL(GraphQL[Context, None]):
             services.audit.refusal(refused, "/graphql", "connection_init")
             socket.refusal = (4403, refused.message)
             raise ConnectionRejectionError()
-        limited = services.rate_limits.take(context.principal)
+        limited = await services.rate_limits.take(context.principal)
         if limited is not None:
             services.audit.rate_limited(context.principal, limited.message, "/graphql")
             socket.refusal = (TOO_MANY_CONNECTIONS, limited.message)

@@ -115,7 +115,8 @@ def bench(
 # The other benchmarks, by their first argument: each is the function of that name in
 # bench/<name>.py (fairness of the rate limit, many live subscribers, a 2,000-thread
 # family, recovery after Neo4j dies, backup and restore at scale; the generated session
-# files and the fidelity of handoffs, both in-process), imported only when chosen.
+# files and the fidelity of handoffs, both in-process; only the throughput step, with
+# an A/B of two checkouts), imported only when chosen.
 OTHER_BENCHMARKS = (
     "fairness",
     "subscriptions",
@@ -124,6 +125,7 @@ OTHER_BENCHMARKS = (
     "backups",
     "sessions",
     "handoffs",
+    "rates",
 )
 
 

@@ -123,9 +123,13 @@ def start_api(
     workspaces: list[str],
     tokens: dict[str, str] | None = None,
     extra_env: dict[str, str] | None = None,
+    source: Path | None = None,
 ) -> Api:
     """`threadline serve` on a free port, one write token per workspace (new ones, or
-    `tokens`: another process of the same service); `extra_env`: THREADLINE_* settings."""
+    `tokens`: another process of the same service); `extra_env`: THREADLINE_* settings;
+    `source`: another checkout of Threadline to serve from (its packages first on the
+    path, in the same environment), for an A/B of two commits."""
+    folder = folder.resolve()  # the process may run elsewhere (`source`)
     folder.mkdir(parents=True, exist_ok=True)
     if tokens is None:
         tokens = {workspace: secrets.token_urlsafe(24) for workspace in workspaces}
@@ -150,6 +154,10 @@ def start_api(
         **(extra_env or {}),
     }
     env.pop("THREADLINE_NEO4J_PASSWORD", None)
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(source), env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        )
     if auth is not None:
         env["THREADLINE_NEO4J_USER"], env["THREADLINE_NEO4J_PASSWORD"] = auth
     log = folder / "serve.log"
@@ -160,6 +168,7 @@ def start_api(
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
+            cwd=source,
         )
     api = Api(f"http://127.0.0.1:{port}", tokens, process.pid, process, log)
     deadline = time.monotonic() + READY_S

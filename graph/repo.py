@@ -66,19 +66,39 @@ JSON_FIELDS = {
 # ---- decoding ---------------------------------------------------------------
 
 
+STORED_JSON = {stored: field for field, stored in JSON_FIELDS.items()}
+# What `native` leaves as it is: the driver's plain values, most of a row.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def native(value: Any) -> Any:
-    """Neo4j temporal values to Python ones, JSON-string fields back to values."""
+    """Neo4j temporal values to Python ones, JSON-string fields back to values.
+
+    Every row a command reads passes here (a state read is some 90 values deep), so the
+    common kinds are told apart by their exact type first."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict:
+        decoded: dict[str, Any] = {}
+        parsed: dict[str, Any] = {}
+        for key, item in value.items():
+            field = STORED_JSON.get(key)
+            if field is not None:
+                parsed[field] = json.loads(item) if item is not None else None
+            else:
+                decoded[key] = item if type(item) in _PLAIN else native(item)
+        if parsed:
+            decoded.update(parsed)
+        return decoded
+    if kind is list:
+        return [item if type(item) in _PLAIN else native(item) for item in value]
     if isinstance(value, DateTime):
         return value.to_native()
     if isinstance(value, list):
         return [native(item) for item in value]
     if isinstance(value, dict):
-        decoded = {key: native(item) for key, item in value.items()}
-        for field, stored in JSON_FIELDS.items():
-            if stored in decoded:
-                raw = decoded.pop(stored)
-                decoded[field] = json.loads(raw) if raw is not None else None
-        return decoded
+        return native(dict(value))
     return value
 
 
@@ -193,7 +213,15 @@ def _iso(value: Any) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """Values the driver and json accept: enums by value, models as dicts."""
+    """Values the driver and json accept: enums by value, models as dicts. Every property
+    a plan writes passes here: the common kinds are told apart by their exact type first."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is list:
+        return [item if type(item) in _PLAIN else _plain(item) for item in value]
+    if kind is dict:
+        return {key: item if type(item) in _PLAIN else _plain(item) for key, item in value.items()}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, BaseModel):

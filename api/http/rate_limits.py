@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from limits import RateLimitItem, RateLimitItemPerSecond
-from limits.storage import MemoryStorage
-from limits.strategies import SlidingWindowCounterRateLimiter
+from limits.aio.storage import MemoryStorage
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -90,17 +90,21 @@ class RateLimits:
             return None
         return Rate(principal.rps or self._default.rps, principal.burst or self._default.burst)
 
-    def take(self, principal: Principal) -> ThreadlineError | None:
+    async def take(self, principal: Principal) -> ThreadlineError | None:
         """Count one request of `principal`: None when it may run, else the refusal, whose
-        `retryAfter` is the whole seconds until the window has room again."""
+        `retryAfter` is the whole seconds until the window has room again.
+
+        The `limits` library's asyncio storage: its synchronous one starts a thread to
+        expire old counts within 10 ms of a request, one thread after another under load
+        (a few percent of the API's CPU, docs/SCALING.md)."""
         rate = self.rate(principal)
         if rate is None:
             return None
         item = self._items.get(rate) or self._items.setdefault(rate, rate.item())
         key = _key(principal)
-        if self._limiter.hit(item, *key):
+        if await self._limiter.hit(item, *key):
             return None
-        reset = self._limiter.get_window_stats(item, *key).reset_time
+        reset = (await self._limiter.get_window_stats(item, *key)).reset_time
         retry_after = max(1, math.ceil(reset - time.time()))
         return ThreadlineError(
             ErrorCode.RATE_LIMITED,
@@ -167,7 +171,7 @@ class RateLimited:
         except ThreadlineError:
             await self.app(scope, receive, send)
             return
-        refusal = services.rate_limits.take(principal)
+        refusal = await services.rate_limits.take(principal)
         if refusal is None:
             await self.app(scope, receive, send)
             return

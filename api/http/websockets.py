@@ -58,7 +58,9 @@ class ThreadlineTransportWS(BaseGraphQLTransportWSHandler[Context, None]):
         if self.connection_acknowledged and socket is not None:
             # A refused token is refused by the operation's guard, which audits it.
             context.authenticate(socket.authorization)
-            limited = context.principal and context.services.rate_limits.take(context.principal)
+            limited = context.principal and await context.services.rate_limits.take(
+                context.principal
+            )
             if context.principal and limited:
                 context.services.audit.rate_limited(context.principal, limited.message, "/graphql")
                 await self._refuse(message, limited.message, dict(limited.extensions))

@@ -130,19 +130,19 @@ def test_sighup_reads_the_file_at_once(tmp_path: Path) -> None:
     assert live.authenticate("Bearer tb").name == "b"
 
 
-def test_a_burst_then_the_sustained_rate() -> None:
+async def test_a_burst_then_the_sustained_rate() -> None:
     assert Rate(50, 200).window_s == 4
     assert Rate(3, 10).window_s == 4  # rounded up: never more than rps sustained
     limits = RateLimits(Rate(1, 5))
     one = Principal(name="one", workspace="w", scope=Scope.write)
     other = Principal(name="other", workspace="w", scope=Scope.write)
-    assert [limits.take(one) for _ in range(5)] == [None] * 5
-    refused = limits.take(one)
+    assert [await limits.take(one) for _ in range(5)] == [None] * 5
+    refused = await limits.take(one)
     assert refused is not None and refused.code is ErrorCode.RATE_LIMITED
     retry_after = refused.extensions["retryAfter"]
     assert isinstance(retry_after, int) and 1 <= retry_after <= 5
-    assert limits.take(other) is None, "one token's flood is not another's"
-    assert RateLimits(None).take(one) is None  # RATE_LIMIT_RPS=0
+    assert await limits.take(other) is None, "one token's flood is not another's"
+    assert await RateLimits(None).take(one) is None  # RATE_LIMIT_RPS=0
 
 
 async def test_a_refusal_waits_a_pause_unless_many_of_the_token_already_wait() -> None:
@@ -152,8 +152,8 @@ async def test_a_refusal_waits_a_pause_unless_many_of_the_token_already_wait() -
     assert 15.0 <= limits.pause(one, retry_after=50) <= 30.0, "half to all of hold_s"
     assert 1.0 <= limits.pause(one, retry_after=2) <= 2.0, "never longer than Retry-After"
     assert RateLimits(Rate(0.1, 5)).pause(one, retry_after=50) == 0.0, "hold_s 0: at once"
-    [limits.take(one) for _ in range(5)]
-    refused = limits.take(one)
+    [await limits.take(one) for _ in range(5)]
+    refused = await limits.take(one)
     assert refused is not None
     held = [asyncio.create_task(limits.hold(one, refused)) for _ in range(MOST_HELD)]
     await asyncio.sleep(0)  # each task runs up to its pause
