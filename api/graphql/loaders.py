@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from strawberry.dataloader import DataLoader
 
-from graph import history, repo
+from graph import codec, history, repo
 from graph.history import Timeline, Versioned
 from graph.models import (
     ENDED,
@@ -55,68 +55,68 @@ class Loaders:
 
     @cached_property
     def thread(self) -> DataLoader[str, ThreadNode | None]:
-        return self._one("thread/by_ids", repo.thread_from, as_of.thread_at)
+        return self._one("thread/by_ids", codec.thread_from, as_of.thread_at)
 
     @cached_property
     def run(self) -> DataLoader[str, RunNode | None]:
-        return self._one("run/by_ids", repo.run_from, as_of.run_at)
+        return self._one("run/by_ids", codec.run_from, as_of.run_at)
 
     @cached_property
     def provider_thread(self) -> DataLoader[str, ProviderThreadNode | None]:
         return self._one(
-            "provider_thread/by_ids", repo.provider_thread_from, as_of.provider_thread_at
+            "provider_thread/by_ids", codec.provider_thread_from, as_of.provider_thread_at
         )
 
     @cached_property
     def handoff(self) -> DataLoader[str, HandoffNode | None]:
-        return self._one("handoff/by_ids", repo.handoff_from, as_of.handoff_at)
+        return self._one("handoff/by_ids", codec.handoff_from, as_of.handoff_at)
 
     @cached_property
     def checkpoint(self) -> DataLoader[str, CheckpointNode | None]:
-        return self._one("checkpoint/by_ids", repo.checkpoint_from, _checkpoint_at)
+        return self._one("checkpoint/by_ids", codec.checkpoint_from, _checkpoint_at)
 
     @cached_property
     def runs_of_thread(self) -> DataLoader[str, list[RunNode]]:
-        return self._many("run/by_threads", repo.run_from, as_of.run_at)
+        return self._many("run/by_threads", codec.run_from, as_of.run_at)
 
     @cached_property
     def items_of_run(self) -> DataLoader[str, list[RunItem]]:
         # Items exist once their run ended; a run in progress shows none (api.graphql.nodes.Run).
-        return self._many("run/items", repo.item_from)
+        return self._many("run/items", codec.item_from)
 
     @cached_property
     def provider_threads_of_thread(self) -> DataLoader[str, list[ProviderThreadNode]]:
         return self._many(
-            "provider_thread/by_threads", repo.provider_thread_from, as_of.provider_thread_at
+            "provider_thread/by_threads", codec.provider_thread_from, as_of.provider_thread_at
         )
 
     @cached_property
     def children_of_thread(self) -> DataLoader[str, list[ThreadNode]]:
-        return self._many("thread/children", repo.thread_from, as_of.thread_at)
+        return self._many("thread/children", codec.thread_from, as_of.thread_at)
 
     @cached_property
     def handoffs_received(self) -> DataLoader[str, list[HandoffNode]]:
-        return self._many("handoff/received", repo.handoff_from, as_of.delivered_at)
+        return self._many("handoff/received", codec.handoff_from, as_of.delivered_at)
 
     @cached_property
     def handoffs_prepared(self) -> DataLoader[str, list[HandoffNode]]:
-        return self._many("handoff/prepared", repo.handoff_from, as_of.handoff_at)
+        return self._many("handoff/prepared", codec.handoff_from, as_of.handoff_at)
 
     @cached_property
     def handoffs_consumed(self) -> DataLoader[str, list[HandoffNode]]:
-        return self._many("handoff/consumed", repo.handoff_from, as_of.handoff_at)
+        return self._many("handoff/consumed", codec.handoff_from, as_of.handoff_at)
 
     @cached_property
     def transfer(self) -> DataLoader[str, TransferNode | None]:
-        return self._one("transfer/by_ids", repo.transfer_from, as_of.transfer_at)
+        return self._one("transfer/by_ids", codec.transfer_from, as_of.transfer_at)
 
     @cached_property
     def transfers_in(self) -> DataLoader[str, list[TransferNode]]:
-        return self._many("transfer/incoming", repo.transfer_from, as_of.transfer_at)
+        return self._many("transfer/incoming", codec.transfer_from, as_of.transfer_at)
 
     @cached_property
     def transfers_out(self) -> DataLoader[str, list[TransferNode]]:
-        return self._many("transfer/outgoing", repo.transfer_from, as_of.transfer_at)
+        return self._many("transfer/outgoing", codec.transfer_from, as_of.transfer_at)
 
     @cached_property
     def limit_in_force(self) -> DataLoader[str, ProviderLimitNode | None]:
@@ -131,7 +131,7 @@ class Loaders:
 
     @cached_property
     def timeline(self) -> DataLoader[str, Timeline | None]:
-        return self._one("thread/timeline", repo.timeline_from)
+        return self._one("thread/timeline", codec.timeline_from)
 
     @cached_property
     def divergence(self) -> DataLoader[str, Divergence | None]:
@@ -147,7 +147,7 @@ class Loaders:
     @cached_property
     def coverage_state(self) -> DataLoader[str, ThreadState | None]:
         if self.instant is None:
-            return self._one("thread/coverage", repo.state_from)
+            return self._one("thread/coverage", codec.state_from)
         return DataLoader(self._past_coverage)
 
     def clear(self) -> None:
@@ -191,7 +191,7 @@ class Loaders:
 
     async def _divergence_now(self, keys: list[str]) -> list[Divergence | None]:
         groups = await self._grouped("thread/divergence", keys)
-        found = [repo.divergence_from(groups[key][0]) if groups.get(key) else None for key in keys]
+        found = [codec.divergence_from(groups[key][0]) if groups.get(key) else None for key in keys]
         return [divergence(f.child, f.source, f.point, f.returns) if f else None for f in found]
 
     async def _divergence_then(self, keys: list[str]) -> list[Divergence | None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graph import queries
-from graph.repo import JSON_FIELDS
+from graph.codec import JSON_FIELDS
 from resolvers.handoffs.fields import TextFields
 
 
