@@ -25,7 +25,9 @@ import { t } from "./i18n.js";
 
 export const FONT = 12;
 const TITLE_FONT = 14;
-const FAMILY = "system-ui, sans-serif";
+// The page's Chinese font first (lineage.css: CJK code points only), then the system's.
+export const CJK_FONT = "Threadline Noto Sans SC";
+const FAMILY = `"${CJK_FONT}", system-ui, sans-serif`;
 const LINE_HEIGHT = 1.3;
 const CELL = 20;
 const LABEL = 140;
@@ -56,6 +58,12 @@ export const BOXES = "[kind='thread'], [kind='group']";
 export const GROUPED = "grouped"; // the kind of a parent → group edge
 // Paint order (with "z-index-compare: manual"): boxes, then what is inside them, then edges.
 const Z = { box: 0, inner: 1, edge: 2 };
+
+/** Both weights of the page's Chinese font, loaded: a canvas draws with what is loaded when
+ *  it draws (and `lines` measures with it), so the graph waits for it. Never fails. */
+export const fontsLoaded = Promise.all(
+  ["normal", "bold"].map((weight) => document.fonts.load(`${weight} ${FONT}px "${CJK_FONT}"`, "线")),
+).catch(() => []);
 
 export function providerColor(provider) {
   if (PROVIDERS[provider]) return PROVIDERS[provider];

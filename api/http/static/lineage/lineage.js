@@ -19,7 +19,7 @@ import { askForToken, token } from "../token.js";
 import { query, Unauthenticated } from "./api.js";
 import { BUDGET, visibleFamily } from "./collapse.js";
 import * as details from "./details.js";
-import { BOXES, familyElements, FONT, GROUPED, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
+import { BOXES, familyElements, FONT, fontsLoaded, GROUPED, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
 import { t, translate } from "./i18n.js";
 import { picker } from "./picker.js";
 import { forkFrom, switchSection } from "./steer.js";
@@ -156,7 +156,7 @@ async function fetchBoxes(ids) {
 async function draw(thread, ticket = ++drawing) {
   const view = visibleFamily(family, thread, expanded);
   try {
-    await fetchBoxes(view.nodes.map((n) => n.thread.id));
+    await Promise.all([fetchBoxes(view.nodes.map((n) => n.thread.id)), fontsLoaded]);
   } catch (error) {
     if (ticket === drawing) setState("error", t("failed", error.message));
     return false;

@@ -1,0 +1,88 @@
+"""The lineage page in Chinese on a machine with no CJK font: its own font, every word.
+
+The box these tests run on has no CJK font installed (Debian's chromium alone), so a
+Chinese glyph on screen comes from the page's vendored subset or is an empty box.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import Demo, Tab
+from tests.browser.test_lineage_page import open_lineage, stays_home
+
+FAMILY = "Threadline Noto Sans SC"
+FONT_FILE = "/static/vendor/noto-sans-sc/noto-sans-sc-400.woff2"
+
+# A known string drawn and measured on a canvas: with the page's font, and with the
+# browser's Latin fallback alone (monospace). Each CJK glyph of Noto Sans SC is one em wide,
+# and two different characters draw two different pictures; the fallback, having no CJK
+# glyph, draws every one as the same empty box.
+CANVAS = """async ([family, text]) => {
+  const canvas = document.createElement("canvas");
+  canvas.width = 64; canvas.height = 64;
+  const ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const picture = (font, char) => {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.font = font;
+    ctx.fillText(char, 4, 50);
+    return ctx.getImageData(0, 0, 64, 64).data.join(",");
+  };
+  const ours = `40px "${family}", monospace`;
+  const latin = "40px monospace";
+  const measure = (font) => { ctx.font = font; return ctx.measureText(text).width; };
+  return {
+    loaded: document.fonts.check(`12px "${family}"`, text),
+    oursWidth: measure(ours),
+    latinWidth: measure(latin),
+    oursDistinct: picture(ours, text[0]) !== picture(ours, text[1]),
+    latinDistinct: picture(latin, text[0]) !== picture(latin, text[1]),
+    oursInk: picture(ours, text[0]) !== picture(latin, text[0]),
+  };
+}"""
+
+
+async def platform_fonts(tab: Tab, selector: str) -> list[dict[str, Any]]:
+    """The fonts Chromium drew the element's text with (DevTools' "Rendered Fonts")."""
+    cdp = await tab.page.context.new_cdp_session(tab.page)
+    await cdp.send("DOM.enable")
+    await cdp.send("CSS.enable")
+    root = await cdp.send("DOM.getDocument")
+    asked = {"nodeId": root["root"]["nodeId"], "selector": selector}
+    node = await cdp.send("DOM.querySelector", asked)
+    fonts = await cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
+    await cdp.detach()
+    return list(fonts["fonts"])
+
+
+async def test_lang_zh_renders_cjk_glyphs_from_the_vendored_font(tab: Tab, demo: Demo) -> None:
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=zh")
+    page = tab.page
+    assert await page.text_content("h1") == "线程谱系"
+    await page.evaluate("document.fonts.ready.then(() => true)")
+    # The heading's text, drawn by the vendored font (a custom font, not a system one).
+    fonts = await platform_fonts(tab, "h1")
+    assert [(f["familyName"], f["isCustomFont"], f["glyphCount"]) for f in fonts] == [
+        ("Noto Sans SC", True, 4)
+    ], fonts
+    # The graph's canvas text: the font is loaded, and a known string drawn with it has
+    # real glyphs, one em each, where the Latin fallback has only empty boxes.
+    drawn = await page.evaluate(CANVAS, [FAMILY, "线程谱系"])
+    assert drawn["loaded"]
+    assert drawn["oursWidth"] == pytest.approx(4 * 40, abs=0.5)
+    assert drawn["latinWidth"] != pytest.approx(4 * 40, abs=0.5), drawn
+    assert drawn["oursDistinct"] and drawn["oursInk"]
+    assert not drawn["latinDistinct"], "this box has a CJK font: the check proves nothing here"
+    assert any(url.endswith(FONT_FILE) for url in tab.urls)
+    stays_home(tab, demo.base)
+    await tab.screenshot("lineage-zh-font")
+
+
+async def test_an_english_page_does_not_load_the_chinese_font_for_its_text(
+    tab: Tab, demo: Demo
+) -> None:
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=en")
+    fonts = await platform_fonts(tab, "h1")
+    assert all(f["familyName"] != "Noto Sans SC" for f in fonts), fonts
