@@ -6,12 +6,14 @@ Chinese glyph on screen comes from the page's vendored subset or is an empty box
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from tests.browser.conftest import Demo, Tab
 from tests.browser.test_lineage_page import open_lineage, stays_home
+from tests.unit.test_page_words import SCHEMA, returned_enums
 
 FAMILY = "Threadline Noto Sans SC"
 FONT_FILE = "/static/vendor/noto-sans-sc/noto-sans-sc-400.woff2"
@@ -62,11 +64,12 @@ async def test_lang_zh_renders_cjk_glyphs_from_the_vendored_font(tab: Tab, demo:
     page = tab.page
     assert await page.text_content("h1") == "线程谱系"
     await page.evaluate("document.fonts.ready.then(() => true)")
-    # The heading's text, drawn by the vendored font (a custom font, not a system one).
-    fonts = await platform_fonts(tab, "h1")
-    assert [(f["familyName"], f["isCustomFont"], f["glyphCount"]) for f in fonts] == [
-        ("Noto Sans SC", True, 4)
-    ], fonts
+    # The heading's and a button's text, drawn by the vendored font (a custom font, not a
+    # system one).
+    for selector, glyphs in (("h1", 4), ("#show", 2)):
+        fonts = await platform_fonts(tab, selector)
+        used = [(f["familyName"], f["isCustomFont"], f["glyphCount"]) for f in fonts]
+        assert used == [("Noto Sans SC", True, glyphs)], (selector, fonts)
     # The graph's canvas text: the font is loaded, and a known string drawn with it has
     # real glyphs, one em each, where the Latin fallback has only empty boxes.
     drawn = await page.evaluate(CANVAS, [FAMILY, "线程谱系"])
@@ -86,3 +89,76 @@ async def test_an_english_page_does_not_load_the_chinese_font_for_its_text(
     await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=en")
     fonts = await platform_fonts(tab, "h1")
     assert all(f["familyName"] != "Noto Sans SC" for f in fonts), fonts
+
+
+# Every value of every enum the page's queries return: the API's words the page may show.
+API_WORDS = {value for enum in returned_enums(SCHEMA).values() for value in enum.values}
+UPPER = re.compile(r"\b[A-Z][A-Z_]+\b")
+
+# What the page says in its own words: the body's text less what users wrote (run inputs,
+# item texts, summaries in <pre>, titles), and every drawn element's label and tooltip.
+SAID = """() => {
+  const copy = document.body.cloneNode(true);
+  for (const el of copy.querySelectorAll("pre, ol.items div, textarea, script")) el.remove();
+  const cy = window.threadline.cy;
+  const own = cy.elements().filter((e) => !["title", "thread"].includes(e.data("kind")));
+  return [copy.innerText, ...own.map((e) => [e.data("label"), e.data("full"), e.data("text"),
+    e.data("explain")].filter(Boolean).join(" "))].join("\\n");
+}"""
+
+
+async def english_words(tab: Tab) -> set[str]:
+    said = await tab.page.evaluate(SAID)
+    return set(UPPER.findall(said)) & API_WORDS
+
+
+async def first(tab: Tab, selector: str) -> str:
+    found = await tab.page.evaluate(
+        "(s) => window.threadline.cy.elements(s).filter((e) => e.data('ref')).map((e) => e.id())",
+        selector,
+    )
+    assert found, selector
+    return str(found[0])
+
+
+async def click_centred(tab: Tab, element_id: str) -> None:
+    """A real mouse click on a drawn element, first brought to the middle of the view."""
+    point = await tab.page.evaluate(
+        """(id) => {
+          const cy = window.threadline.cy;
+          const node = cy.getElementById(id);
+          cy.zoom(1.5);
+          cy.center(node);
+          const at = node.renderedPosition();
+          const box = cy.container().getBoundingClientRect();
+          return { x: box.left + at.x, y: box.top + at.y };
+        }""",
+        element_id,
+    )
+    await tab.page.mouse.click(point["x"], point["y"])
+
+
+async def test_no_english_status_or_kind_word_remains_in_zh(tab: Tab, demo: Demo) -> None:
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=zh")
+    seen: dict[str, set[str]] = {"graph": await english_words(tab)}
+    # The same words, in English, as the API spells them (so the check can see them).
+    english = await open_english(tab, demo)
+    assert {"FORK", "ACTIVE", "CONSUMED"} <= english
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=zh")
+    for kind in ("run", "lane", "handoff", "opening", "back", "title"):
+        element = await first(tab, f"[kind='{kind}']")
+        await click_centred(tab, element)
+        await tab.page.wait_for_selector(f"#details[data-kind='{kind}']")
+        if kind == "title":  # a thread's "Prepare a switch": the plan's strategy and action
+            await tab.page.click("#switch-read")
+            await tab.page.wait_for_selector("#switch-plan dl")
+            await tab.page.wait_for_selector("#switch-text:not([hidden])")
+        seen[kind] = await english_words(tab)
+    assert {kind: words for kind, words in seen.items() if words} == {}
+    await tab.screenshot("lineage-zh-words")
+    stays_home(tab, demo.base)
+
+
+async def open_english(tab: Tab, demo: Demo) -> set[str]:
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=en")
+    return await english_words(tab)

@@ -1,7 +1,7 @@
 """The lineage page's own Chinese font holds every character of its Chinese text.
 
 scripts/subset-cjk-font cuts Noto Sans SC to the non-ASCII characters of i18n.js's `zh`
-table; a zh string changed without running it again fails here, naming what is missing.
+tables; a zh string changed without running it again fails here, naming what is missing.
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ def test_the_zh_text_is_read_from_the_zh_table_only() -> None:
     assert all(ord(c) > 0x7F for c in text)
     assert len(text) == len(set(text))
     table = '  en: {\n    a: "é",\n  },\n  zh: {\n    a: "线",\n    b: (n) => `${n} 条`,\n  },\n};'
+    words = '\nconst W = {\n  zh: {\n    FORK: "分叉",\n  },\n};\n// 注'
     assert SUBSET.zh_text(table) == "条线"
+    assert SUBSET.zh_text(table + words) == "".join(sorted("条线分叉"))
 
 
 @pytest.mark.parametrize("font", FONTS, ids=lambda p: p.name)

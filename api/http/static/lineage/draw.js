@@ -21,7 +21,7 @@
 // group's is its parent's).
 // Sizes are at zoom 1; FONT is the smallest text, so FONT × zoom is the smallest on screen.
 
-import { t } from "./i18n.js";
+import { t, word } from "./i18n.js";
 
 export const FONT = 12;
 const TITLE_FONT = 14;
@@ -309,7 +309,7 @@ function threadBox(thread, focused, limited, opening, sent) {
     block(`opening:${thread.id}`, "opening", data.ref, data.label.replace(/\n/g, " · "), data.color, FONT, "normal", 3);
   }
   for (const { transfer } of sent) {
-    const text = `↑ ${transfer.type} · ${transfer.status}`;
+    const text = `↑ ${word(transfer.type)} · ${word(transfer.status)}`;
     block(`back:${transfer.id}`, "back", transfer.id, text, textColor(transfer.status), FONT, "normal", 2);
   }
   const head = top + 4;
@@ -336,7 +336,7 @@ function threadBox(thread, focused, limited, opening, sent) {
     const classes = [RETIRED.has(pt.status) ? "retired" : "", limited.has(pt.provider) ? "limited" : ""];
     // Drawn without "limited" (the amber border says it, so the status is never cut off);
     // the label, the tooltip, has it.
-    const text = `${pt.provider} · ${pt.status}`;
+    const text = `${pt.provider} · ${word(pt.status)}`;
     const label = `${text}${limited.has(pt.provider) ? ` · ${t("limited")}` : ""}`;
     const data = { id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label, text, full: label, color };
     add({ ...data, dx: PAD + LABEL / 2, dy: rowY(row) }, classes.join(" ").trim());
@@ -381,7 +381,7 @@ function lineageEdge(edge, child) {
     (x) => (x.type === "FORK" || x.type === "SUBAGENT_SPAWN") && x.sourceThread.id === edge.from,
   );
   const at = edge.sourceRunOrdinal == null ? "" : ` ${t("at", edge.sourceRunOrdinal, edge.sourceItemIndex)}`;
-  const status = transfer ? `\n${transfer.status}` : "";
+  const status = transfer ? `\n${word(transfer.status)}` : "";
   const divergence = child?.divergence ?? null;
   return {
     group: "edges",
@@ -396,7 +396,7 @@ function lineageEdge(edge, child) {
       sourceItemIndex: edge.sourceItemIndex ?? null,
       status: transfer?.status ?? null,
       divergence,
-      label: `${edge.relationship}${at}${status}${drift(divergence)}`,
+      label: `${word(edge.relationship)}${at}${status}${drift(divergence)}`,
       color: RELATIONSHIPS[edge.relationship] ?? RELATIONSHIPS.FORK,
     },
   };
@@ -438,7 +438,7 @@ function transferEdge(transfer, target) {
       source: transfer.sourceThread.id,
       target,
       status: transfer.status,
-      label: `${transfer.type}\n${transfer.status}`,
+      label: `${word(transfer.type)}\n${word(transfer.status)}`,
       color: STATUS[transfer.status] ?? "#555",
     },
   };

@@ -1,5 +1,8 @@
 // Page text in English and Simplified Chinese, chosen by `?lang=` or the browser's language.
-// API values (statuses, strategies, providers, ids) are shown as the API spells them.
+// The API's words (statuses, kinds, relationships, strategies: its enum values) and the
+// names of the fields the details panel lists are shown as the API spells them in English,
+// and translated in Chinese (WORDS, FIELDS: `word`, `field`); names and ids never are.
+// Every `zh: {` table below is what scripts/subset-cjk-font cuts the page's font to.
 
 const STRINGS = {
   en: {
@@ -214,6 +217,124 @@ const STRINGS = {
   },
 };
 
+// Every value of every enum a field of the page's queries returns (tests/unit/test_page_words.py).
+const WORDS = {
+  zh: {
+    // ThreadRelationship
+    FORK: "分叉",
+    SUBAGENT: "子代理",
+    SIDE: "旁支",
+    // TransferType
+    PROVIDER_HANDOFF: "跨提供方交接",
+    MERGE_BACK: "合并回",
+    SUBAGENT_SPAWN: "派生子代理",
+    SUBAGENT_RESULT: "子代理结果",
+    // TransferStatus, HandoffStatus, ProviderThreadStatus, RunStatus
+    PENDING: "待处理",
+    RESOLVED_NATIVE: "已原生解决",
+    RESOLVED_PORTABLE: "已以可移植上下文解决",
+    FAILED: "失败",
+    CONSUMED: "已消费",
+    SUPERSEDED: "已被取代",
+    READY: "就绪",
+    ACTIVE: "活跃",
+    DIVERGENT: "已分歧",
+    ROLLED_BACK: "已回滚",
+    STALE: "已陈旧",
+    STARTING: "启动中",
+    RUNNING: "运行中",
+    COMPLETED: "已完成",
+    INTERRUPTED: "已中断",
+    // HandoffKind, ResolutionStrategy
+    NATIVE_FORK: "原生分叉",
+    PORTABLE_CONTEXT: "可移植上下文",
+    DELTA_CONTEXT: "增量上下文",
+    CHECKPOINT_CONTEXT: "检查点上下文",
+    // HandoffStrategy
+    DELTA_SINCE_TARGET_LAST_SEEN: "自目标上次所见以来的增量",
+    FULL_THREAD_SUMMARY: "整个线程的摘要",
+    CHECKPOINT_SUMMARY: "检查点摘要",
+    MANUAL_CONTEXT: "手动上下文",
+    // StartStrategy
+    NO_HANDOFF: "无需交接",
+    DELTA_HANDOFF_EXISTING_THREAD: "增量交接（沿用提供方线程）",
+    FULL_HANDOFF_EXISTING_THREAD: "完整交接（沿用提供方线程）",
+    FULL_HANDOFF_NEW_THREAD: "完整交接（新提供方线程）",
+    UNSUPPORTED: "不支持",
+    // ProviderAction
+    CREATE: "新建",
+    RESUME: "恢复",
+    CONTINUE: "继续",
+    // SummarySource
+    LOCAL: "本地摘要器",
+    LEAVING_PROVIDER: "离开的提供方",
+    ENTERING_PROVIDER: "接手的提供方",
+    CONFIGURED: "配置的摘要器",
+    PERSON: "人工",
+    // ContextWindowSource
+    REPORTED: "上报值",
+    MODEL: "模型",
+    PROVIDER: "提供方",
+    // HistoryMode
+    LEGACY: "旧式",
+    PAGINATED: "分页",
+    UNKNOWN: "未知",
+    // StalenessSignal
+    TOO_MANY_OFF_PROVIDER_RUNS: "在其他提供方上的运行过多",
+    TOO_MANY_CHAINED_HANDOFFS: "连续交接过多",
+    INCOMPATIBLE_SETTINGS: "设置不兼容",
+    RESUME_FAILED: "恢复失败",
+    ROLLED_BACK_OR_DIVERGENT: "已回滚或已分歧",
+    CLEAN_CONTEXT_REQUESTED: "要求干净的上下文",
+    EXCEEDS_CONTEXT_POLICY: "超出上下文策略",
+    // Actor
+    USER: "用户",
+    AGENT: "代理",
+    SYSTEM: "系统",
+    // RunItemKind
+    USER_GOAL: "用户目标",
+    CONSTRAINT: "约束",
+    DECISION: "决定",
+    FILE_CHANGE: "文件改动",
+    COMMAND: "命令",
+    TEST: "测试",
+    PLAN: "计划",
+    TODO: "待办",
+    APPROVAL: "批准",
+    QUESTION: "问题",
+    FAILURE: "失败记录",
+    ASSISTANT_MESSAGE: "助手消息",
+    TOOL_OUTPUT: "工具输出",
+    REASONING: "推理",
+    PROTOCOL: "协议消息",
+  },
+};
+
+// The API's field names the details panel lists as they are.
+const FIELDS = {
+  zh: {
+    status: "状态",
+    model: "模型",
+    runtimeMode: "运行模式",
+    providerThread: "提供方线程",
+    nativeTurnRef: "原生轮次引用",
+    strategy: "策略",
+    tokenEstimate: "估计令牌数",
+    summarySource: "摘要来源",
+    createdByProvider: "创建它的提供方",
+    generationMs: "生成耗时（毫秒）",
+    fallbackReason: "回退原因",
+    failureReason: "失败原因",
+    resolutionStrategy: "解决策略",
+    providers: "提供方",
+    resolvedProviderThread: "解决到的提供方线程",
+    handoff: "交接",
+    nativeRef: "原生引用",
+    historyMode: "历史模式",
+    forkedFrom: "分叉自",
+  },
+};
+
 // `?lang=en|zh` in the page's address wins over the browser's language.
 const asked = new URLSearchParams(window.location.search).get("lang");
 const wanted = STRINGS[asked] ? asked : navigator.language || "en";
@@ -222,6 +343,16 @@ export const lang = wanted.toLowerCase().startsWith("zh") ? "zh" : "en";
 export function t(key, ...args) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
   return typeof text === "function" ? text(...args) : text;
+}
+
+/** An API word (a status, kind, relationship, strategy, …) in the page's language. */
+export function word(value) {
+  return value == null ? value : (WORDS[lang]?.[value] ?? value);
+}
+
+/** An API field's name, as a label of the details panel, in the page's language. */
+export function field(name) {
+  return FIELDS[lang]?.[name] ?? name;
 }
 
 /** Fill every [data-i18n] element's text and [data-i18n-placeholder] input's placeholder. */

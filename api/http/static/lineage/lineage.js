@@ -20,7 +20,7 @@ import { query, Unauthenticated } from "./api.js";
 import { BUDGET, visibleFamily } from "./collapse.js";
 import * as details from "./details.js";
 import { BOXES, familyElements, FONT, fontsLoaded, GROUPED, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
-import { t, translate } from "./i18n.js";
+import { t, translate, word } from "./i18n.js";
 import { picker } from "./picker.js";
 import { forkFrom, switchSection } from "./steer.js";
 import { alignRankTops, routeEdges } from "./route.js";
@@ -293,7 +293,7 @@ function legend() {
     ]),
     ...(groups.length ? [details.h("p", { class: "hint" }, t("groupHint"))] : []),
     details.h("h3", {}, t("statuses")),
-    details.h("ul", {}, ["READY", "PENDING", "SUPERSEDED", "FAILED"].map((s) => swatch(STATUS[s], s))),
+    details.h("ul", {}, ["READY", "PENDING", "SUPERSEDED", "FAILED"].map((s) => swatch(STATUS[s], word(s)))),
   );
 }
 
