@@ -162,3 +162,68 @@ async def test_no_english_status_or_kind_word_remains_in_zh(tab: Tab, demo: Demo
 async def open_english(tab: Tab, demo: Demo) -> set[str]:
     await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang=en")
     return await english_words(tab)
+
+
+async def tooltip(tab: Tab, element_id: str) -> list[str]:
+    """The graph's tooltip while the mouse is over the element, a line each."""
+    await tab.page.mouse.move(0, 0)
+    point = await tab.page.evaluate(
+        """(id) => {
+          const cy = window.threadline.cy;
+          const node = cy.getElementById(id);
+          cy.zoom(1.5);
+          cy.center(node);
+          const at = node.renderedPosition();
+          const box = cy.container().getBoundingClientRect();
+          return { x: box.left + at.x, y: box.top + at.y };
+        }""",
+        element_id,
+    )
+    await tab.page.mouse.move(point["x"], point["y"])
+    await tab.page.wait_for_function("document.querySelector('#graph').title !== ''")
+    title = await tab.page.get_attribute("#graph", "title")
+    return (title or "").split("\n")
+
+
+# How a tooltip line explains a part of a label, in each language.
+EXPLAINS = {"en": " — ", "zh": "\uff1a"}  # a fullwidth colon
+
+
+def label_parts(label: str) -> list[str]:
+    """ "FORK @5 · CONSUMED · source +7" → FORK, @5, CONSUMED, source +7 ("↑ X" → ↑, X)."""
+    parts = []
+    for chunk in label.split(" · "):
+        if chunk.startswith("↑ "):
+            parts += ["↑", chunk[2:]]
+        elif " @" in chunk:
+            kind, point = chunk.split(" @", 1)
+            parts += [kind, f"@{point}"]
+        else:
+            parts.append(chunk)
+    return parts
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_each_part_of_a_label_is_explained_on_hover(tab: Tab, demo: Demo, lang: str) -> None:
+    """ "FORK @5 · CONSUMED · source +7": what FORK, @5, CONSUMED and source +7 mean."""
+    await open_lineage(tab, demo.base, f"thread={demo.family.root}&lang={lang}")
+    graph = await tab.page.evaluate("window.threadline.graph()")
+    [drifted, *_] = [
+        e
+        for e in graph["edges"]
+        if e["relationship"] == "FORK" and (e["divergence"] or {}).get("sourceRunsSinceFork")
+    ]
+    lane = await first(tab, "[kind='lane']")
+    back = await first(tab, "[kind='back']")
+    for element in (f"opening:{drifted['to']}", lane, back):
+        label, *lines = await tooltip(tab, element)
+        parts = label_parts(label)
+        if element.startswith("opening:"):
+            assert len(parts) >= 4, label  # kind, point, status, drift
+        for part in parts:
+            said = [line for line in lines if line.startswith(part + EXPLAINS[lang])]
+            assert said, (part, label, lines)
+            assert len(said[0]) > len(part) + 6  # it says something
+    if lang == "zh":
+        assert all(not UPPER.search(line) for line in lines), lines
+    await tab.screenshot(f"lineage-hover-{lang}")

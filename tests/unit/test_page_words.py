@@ -27,11 +27,11 @@ I18N = (PAGE / "i18n.js").read_text(encoding="utf-8")
 CODE = "\n".join(p.read_text(encoding="utf-8") for p in sorted(PAGE.glob("*.js")))
 
 
-def zh_keys(table: str) -> set[str]:
-    """The keys of `const TABLE = { zh: { ... } }`, or of STRINGS' zh table."""
-    start = I18N.index(f"const {table} = {{")
-    block = I18N[I18N.index("  zh: {", start) : I18N.index("\n  },", I18N.index("  zh: {", start))]
-    return set(re.findall(r"^    (\w+):", block, re.MULTILINE))
+def zh_keys(table: str, language: str = "zh") -> set[str]:
+    """The keys of `const TABLE = { ..., zh: { ... } }` (or of its `language` table)."""
+    start = I18N.index(f"  {language}: {{", I18N.index(f"const {table} = {{"))
+    block = I18N[start : I18N.index("\n  },", start)]
+    return set(re.findall(r'^    "?([\w.]+)"?:', block, re.MULTILINE))
 
 
 def returned_enums(schema: GraphQLSchema) -> dict[str, GraphQLEnumType]:
@@ -91,3 +91,28 @@ def test_every_field_name_and_text_key_the_page_uses_is_in_chinese() -> None:
     keys |= set(re.findall(r'data-i18n(?:-placeholder)?="(\w+)"', html))
     assert {"title", "noThread", "drift"} <= keys
     assert keys - zh_keys("STRINGS") == set()
+
+
+# What each part of a drawn label means (its tooltip): by what the word is the status or
+# kind of, in draw.js.
+MEANT = {
+    "relationship": "ThreadRelationship",
+    "type": "TransferType",
+    "transfer": "TransferStatus",
+    "handoff": "HandoffStatus",
+    "lane": "ProviderThreadStatus",
+    "run": "RunStatus",
+}
+
+
+def test_every_word_of_a_drawn_label_has_a_meaning_in_both_languages() -> None:
+    en, zh = zh_keys("MEANINGS", "en"), zh_keys("MEANINGS")
+    assert en == zh
+    enums = {name: SCHEMA.type_map[name] for name in MEANT.values()}
+    wanted = {
+        f"{prefix}.{value}"
+        for prefix, name in MEANT.items()
+        for value in enums[name].values  # type: ignore[attr-defined]
+    }
+    assert wanted - en == set()
+    assert {"at", "drift", "rolledPast", "unmerged", "limited", "part"} <= en

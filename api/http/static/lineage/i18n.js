@@ -335,6 +335,109 @@ const FIELDS = {
   },
 };
 
+// What each part of a drawn label means, for its tooltip (`meaning`): by what the word is
+// the status or kind of (relationship, transfer type, transfer, handoff, lane, run).
+const MEANINGS = {
+  en: {
+    "relationship.FORK": "a fork: a thread opened from its parent's history at a point, going on by itself",
+    "relationship.SUBAGENT": "a subagent: a thread its parent started for a task; its result comes back",
+    "relationship.SIDE": "a side thread: a fork for a side question, never merged back",
+    "type.FORK": "the parent's history, carried into this fork",
+    "type.PROVIDER_HANDOFF": "context handed from one provider to another",
+    "type.MERGE_BACK": "this thread's work, sent back into its parent",
+    "type.SUBAGENT_SPAWN": "the parent's context, given to this subagent",
+    "type.SUBAGENT_RESULT": "this subagent's result, sent back to its parent",
+    "transfer.PENDING": "waiting: the receiving thread's next run takes it in",
+    "transfer.RESOLVED_NATIVE": "resolved by the provider's own fork; the next run takes it in",
+    "transfer.RESOLVED_PORTABLE": "resolved as a handoff text; the next run takes it in",
+    "transfer.FAILED": "failed: it could not be delivered",
+    "transfer.CONSUMED": "delivered: a run of the receiving thread took it in",
+    "transfer.SUPERSEDED": "replaced by a newer transfer, or undone by a rollback",
+    "handoff.PENDING": "being written",
+    "handoff.READY": "written, ready to be injected",
+    "handoff.FAILED": "its summary could not be written",
+    "handoff.SUPERSEDED": "replaced by a newer handoff",
+    "lane.PENDING": "not started at the provider yet",
+    "lane.ACTIVE": "in use: the next run on this provider resumes it",
+    "lane.DIVERGENT": "its history no longer matches the thread's (a rollback it could not follow)",
+    "lane.ROLLED_BACK": "rolled back at the provider along with the thread",
+    "lane.STALE": "retired: the next run on this provider starts a new provider thread",
+    "lane.FAILED": "failed at the provider",
+    "run.STARTING": "starting",
+    "run.RUNNING": "running",
+    "run.COMPLETED": "completed",
+    "run.FAILED": "failed",
+    "run.INTERRUPTED": "interrupted by a usage limit",
+    "run.ROLLED_BACK": "rolled back: no longer part of the thread's history",
+    at: (run, item) =>
+      item == null
+        ? `opened at run ${run} of the parent, after all of it`
+        : item < 0
+          ? `opened at run ${run} of the parent, after its input only`
+          : `opened at run ${run} of the parent, after its item ${item}`,
+    drift: (n) => `the parent has had ${n} more run${n === 1 ? "" : "s"} since`,
+    rolledPast: (to) => `the parent was rolled back past that point, to run ${to ?? "?"}`,
+    unmerged: (n) => `${n} run${n === 1 ? "" : "s"} of this thread not merged back into the parent yet`,
+    back: "sent back up to the parent",
+    limited: "this provider has a usage limit in force",
+    provider: "the provider this provider thread (a conversation at the provider) lives at",
+    handoff: (range) => `a handoff covering runs ${range}; its colour is its status`,
+    run: (ordinal, provider) => `run ${ordinal}, on ${provider}; its colour is the provider's`,
+    cell: (ordinal) => `run ${ordinal}, as this provider thread holds it`,
+    part: (part, meaning) => `${part} — ${meaning}`,
+    of: (what, state) => `${what}: ${state}`,
+  },
+  zh: {
+    "relationship.FORK": "分叉：从父线程某一点的历史开出的线程，此后独立发展",
+    "relationship.SUBAGENT": "子代理：父线程为一项任务启动的线程，其结果会返回父线程",
+    "relationship.SIDE": "旁支：为旁支提问开出的分叉，永不合并回",
+    "type.FORK": "父线程的历史，带入此分叉",
+    "type.PROVIDER_HANDOFF": "从一个提供方交给另一个提供方的上下文",
+    "type.MERGE_BACK": "此线程的成果，送回其父线程",
+    "type.SUBAGENT_SPAWN": "父线程的上下文，交给此子代理",
+    "type.SUBAGENT_RESULT": "此子代理的结果，送回其父线程",
+    "transfer.PENDING": "等待中：接收线程的下一次运行会接收它",
+    "transfer.RESOLVED_NATIVE": "已由提供方自身的分叉解决；下一次运行会接收它",
+    "transfer.RESOLVED_PORTABLE": "已以交接文本解决；下一次运行会接收它",
+    "transfer.FAILED": "失败：无法送达",
+    "transfer.CONSUMED": "已送达：接收线程的一次运行已接收它",
+    "transfer.SUPERSEDED": "已被更新的转移取代，或被回滚撤销",
+    "handoff.PENDING": "正在编写",
+    "handoff.READY": "已写好，可以注入",
+    "handoff.FAILED": "其摘要未能写成",
+    "handoff.SUPERSEDED": "已被更新的交接取代",
+    "lane.PENDING": "尚未在提供方启动",
+    "lane.ACTIVE": "使用中：该提供方上的下一次运行会恢复它",
+    "lane.DIVERGENT": "其历史已与线程不符（它未能跟上一次回滚）",
+    "lane.ROLLED_BACK": "已随线程在提供方回滚",
+    "lane.STALE": "已停用：该提供方上的下一次运行会新建提供方线程",
+    "lane.FAILED": "在提供方失败",
+    "run.STARTING": "启动中",
+    "run.RUNNING": "运行中",
+    "run.COMPLETED": "已完成",
+    "run.FAILED": "失败",
+    "run.INTERRUPTED": "被用量限制中断",
+    "run.ROLLED_BACK": "已回滚：不再属于线程的历史",
+    at: (run, item) =>
+      item == null
+        ? `开于父线程的第 ${run} 次运行，在其全部内容之后`
+        : item < 0
+          ? `开于父线程的第 ${run} 次运行，仅在其输入之后`
+          : `开于父线程的第 ${run} 次运行，在其第 ${item} 个条目之后`,
+    drift: (n) => `此后父线程又有 ${n} 次运行`,
+    rolledPast: (to) => `父线程已回滚越过该点，回到第 ${to ?? "?"} 次运行`,
+    unmerged: (n) => `此线程有 ${n} 次运行尚未合并回父线程`,
+    back: "向上送回父线程",
+    limited: "该提供方当前处于用量限制中",
+    provider: "此提供方线程（提供方处的一段对话）所在的提供方",
+    handoff: (range) => `覆盖第 ${range} 次运行的交接；颜色表示其状态`,
+    run: (ordinal, provider) => `第 ${ordinal} 次运行，在 ${provider} 上；颜色表示提供方`,
+    cell: (ordinal) => `第 ${ordinal} 次运行在此提供方线程中的情况`,
+    part: (part, meaning) => `${part}：${meaning}`,
+    of: (what, state) => `${what}：${state}`,
+  },
+};
+
 // `?lang=en|zh` in the page's address wins over the browser's language.
 const asked = new URLSearchParams(window.location.search).get("lang");
 const wanted = STRINGS[asked] ? asked : navigator.language || "en";
@@ -354,6 +457,15 @@ export function word(value) {
 export function field(name) {
   return FIELDS[lang]?.[name] ?? name;
 }
+
+/** What a part of a label means (MEANINGS), in the page's language. */
+export function meaning(key, ...args) {
+  const text = MEANINGS[lang][key] ?? MEANINGS.en[key];
+  return typeof text === "function" ? text(...args) : text;
+}
+
+/** A tooltip's line: a part of a label and what it means. */
+export const explained = (part, what) => meaning("part", part, what);
 
 /** Fill every [data-i18n] element's text and [data-i18n-placeholder] input's placeholder. */
 export function translate(root) {

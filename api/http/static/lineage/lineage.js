@@ -308,11 +308,14 @@ cy.on("tap", "node[kind='group']", async (event) => {
 });
 cy.on("dbltap", "node[kind='thread'], node[kind='title']", (event) => go({ thread: event.target.data("ref") }));
 // The full text of what is under the pointer (a title cut to two lines, a lane's label) as
-// the graph's tooltip; an edge shows its own label while hovered.
+// the graph's tooltip, then what each part of it means, a line each (data "explain", see
+// draw.js); an edge shows its own label while hovered.
 cy.on("mouseover", "node, edge", (event) => {
   const target = event.target;
   if (target.isEdge()) target.addClass("hover");
-  cy.container().title = (target.data("full") ?? target.data("label") ?? "").replace(/\n/g, " · ");
+  const text = String(target.data("full") ?? target.data("label") ?? "").replace(/\n/g, " · ");
+  const explain = target.data("explain");
+  cy.container().title = explain ? `${text}\n${explain}` : text;
 });
 cy.on("mouseout", "node, edge", (event) => {
   event.target.removeClass("hover");
