@@ -248,12 +248,44 @@ async def test_without_a_thread_the_picker_lists_searches_and_opens(tab: Tab, de
     await page.click(f"#picker-list [data-follow='{spikes[0]}']")
     await page.wait_for_url(f"**thread={spikes[0]}**")
     await page.wait_for_selector(READY)
-    assert await drawn(page) == expected(await demo.lineage(spikes[0]))
+    # Its whole family: every thread of the demo descends from its root.
+    assert await drawn(page) == expected(await demo.lineage(demo.family.root, "DESCENDANTS"))
     assert await page.is_hidden("#picker")
     await page.click("#pick")  # the Threads button opens it over a drawn family too
     assert await page.is_visible("#picker")
     await page.click("#pick")
     assert await page.is_hidden("#picker")
+    stays_home(tab, demo.base)
+
+
+async def test_a_thread_picked_keeps_its_family_in_view(tab: Tab, demo: Demo) -> None:
+    """Picking a fork of the root draws its siblings (and their children) around it, not
+    only its own ancestors and descendants; the API's BOTH stays a choice."""
+    page = tab.page
+    root = demo.family.root
+    picked = demo.family.threads["portable_fork"]
+    siblings = {n["thread"]["id"] for n in (await demo.lineage(root, "DESCENDANTS", 1))["nodes"]}
+    siblings -= {root, picked}
+    assert siblings
+    own = await demo.lineage(picked)  # its ancestors and descendants only
+    assert not siblings & {n["thread"]["id"] for n in own["nodes"]}
+
+    await open_lineage(tab, demo.base, "", state="empty")
+    await page.wait_for_selector(f"#picker-list [data-follow='{picked}']")
+    await page.click(f"#picker-list [data-follow='{picked}']")
+    await page.wait_for_url(f"**thread={picked}**")
+    await page.wait_for_selector(READY)
+    threads, _ = await drawn(page)
+    assert siblings | {root, picked} <= threads
+    assert await drawn(page) == expected(await demo.lineage(root, "DESCENDANTS"))
+    focused = await page.evaluate("window.threadline.cy.nodes('.focus').map((n) => n.id())")
+    assert focused == [picked]
+    assert await page.input_value("#direction-input") == "FAMILY"
+    await tab.screenshot("lineage-picked-family")
+
+    # BOTH is the API's own direction: the thread's ancestors and descendants only.
+    await open_lineage(tab, demo.base, f"thread={picked}&direction=BOTH")
+    assert await drawn(page) == expected(own)
     stays_home(tab, demo.base)
 
 

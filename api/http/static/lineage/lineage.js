@@ -1,4 +1,8 @@
-// The lineage page: /lineage?thread=ID[&depth=N&direction=BOTH|ANCESTORS|DESCENDANTS&side=1].
+// The lineage page: /lineage?thread=ID[&depth=N&direction=FAMILY|BOTH|ANCESTORS|DESCENDANTS&side=1].
+// FAMILY (the default, and what the picker opens) is the thread's whole family: its
+// ancestors up to `depth` generations, and everything below the oldest of them down to
+// `depth` generations below the thread, so its siblings and cousins stay in view
+// (`lineageOf`); the others are the API's own directions.
 // Side threads (forks for a side question) are left out unless `side=1` (the "Side
 // threads" toggle). A thread's details offer "Prepare a switch", a completed run's items
 // "Fork here" (steer.js).
@@ -71,15 +75,35 @@ window.threadline = {
   }),
 };
 
+const DIRECTIONS = ["FAMILY", "BOTH", "ANCESTORS", "DESCENDANTS"];
+const MAX_DEPTH = 100; // the API's cap
+
 function settings() {
   const params = new URLSearchParams(location.search);
   const depth = Number.parseInt(params.get("depth") ?? "10", 10);
+  const direction = params.get("direction");
   return {
     thread: (params.get("thread") ?? "").trim(),
-    depth: Number.isFinite(depth) && depth >= 0 ? depth : 10,
-    direction: params.get("direction") ?? "BOTH",
+    depth: Number.isFinite(depth) && depth >= 0 ? Math.min(depth, MAX_DEPTH) : 10,
+    direction: DIRECTIONS.includes(direction) ? direction : "FAMILY",
     side: params.get("side") === "1" ? "1" : "0",
   };
+}
+
+/** The family query's answer for the page's direction. FAMILY: the ancestors first, then
+ *  the descendants of the oldest one found; each thread's depth is then how many
+ *  generations it is from `thread` (above or below). */
+async function lineageOf(thread, depth, direction, side) {
+  if (direction !== "FAMILY") return ask("family", { thread, depth, direction, side });
+  const up = await ask("family", { thread, depth, direction: "ANCESTORS", side });
+  const top = up.lineage.nodes.reduce((a, n) => (n.depth > a.depth ? n : a), { depth: 0, thread: { id: thread } });
+  if (!up.lineage.nodes.length) return up; // no such thread
+  const below = Math.min(MAX_DEPTH, top.depth + depth);
+  // A side thread (or one below a side thread) picked: the way down to it is a side edge.
+  const onSide = side || up.lineage.nodes.some((n) => n.thread.relationshipToParent === "SIDE");
+  const down = await ask("family", { thread: top.thread.id, depth: below, direction: "DESCENDANTS", side: onSide });
+  const nodes = down.lineage.nodes.map((n) => ({ ...n, depth: Math.abs(n.depth - top.depth) }));
+  return { ...down, lineage: { ...down.lineage, nodes } };
 }
 
 function go(changes) {
@@ -130,7 +154,7 @@ async function load() {
   boxes = new Map();
   const ticket = ++drawing;
   try {
-    const answer = await ask("family", { thread, depth, direction, side: side === "1" });
+    const answer = await lineageOf(thread, depth, direction, side === "1");
     family = answer.lineage;
     limited = new Map(answer.providers.filter((p) => p.limit).map((p) => [p.kind, p.limit]));
     providerKinds = answer.providers.map((p) => p.kind);
@@ -325,7 +349,8 @@ cy.container().addEventListener("wheel", wheel, { passive: false });
 for (const section of [panel, $("picker")]) {
   section.addEventListener("click", (event) => {
     const button = event.target.closest("[data-follow]");
-    if (button) go({ thread: button.dataset.follow });
+    // A thread picked from the list opens with its whole family.
+    if (button) go({ thread: button.dataset.follow, ...(section === panel ? {} : { direction: "FAMILY" }) });
     const fork = event.target.closest("[data-fork-item]");
     if (fork) forkFrom(fork, panel, ask, go);
   });
