@@ -8,8 +8,9 @@
 // "Fork here" (steer.js).
 // One query reads the family's shape (family.graphql), a second what the drawn boxes show
 // (boxes.graphql); a click asks for that element's details.
-// Without a thread (or with the Threads button) it lists the workspace's threads to pick
-// from, searched by title (threads.graphql).
+// Without a thread it lists the workspace's threads to pick from, newest first, as cards
+// on the canvas (#start), searched by title (threads.graphql); with one, the Threads button
+// shows the same list in the side panel.
 // A large family is drawn in part (collapse.js): what is left out sits in "+N threads"
 // group boxes, and a click on one draws what it holds.
 // For tests and the curious: window.threadlineGraph is the Cytoscape instance, with
@@ -114,6 +115,18 @@ function go(changes) {
   load();
 }
 
+/** With no thread chosen, the canvas shows the picker as cards (and the side panel, with
+ *  nothing to say yet, steps aside); otherwise the picker goes back to the side panel. */
+function startScreen(on) {
+  const start = $("start");
+  const picker = $("picker");
+  start.hidden = !on;
+  document.body.classList.toggle("start", on);
+  if (on && picker.parentElement !== start) start.append(picker);
+  if (!on && picker.parentElement === start) document.querySelector("aside").prepend(picker);
+  cy.resize(); // the side panel came or went: the graph's width changed
+}
+
 function setState(state, message = "") {
   document.body.dataset.state = state;
   $("message").textContent = message;
@@ -146,6 +159,7 @@ async function load() {
   $("side-input").checked = side === "1";
   cy.elements().remove();
   panel.replaceChildren(details.h("p", { class: "hint" }, t("hint")));
+  startScreen(!thread);
   threads.show(!thread);
   if (!thread) return setState("empty", t("noThread"));
   setState("loading", t("loading"));
@@ -356,7 +370,7 @@ for (const section of [panel, $("picker")]) {
   });
 }
 const threads = picker($("picker"), ask);
-$("pick").addEventListener("click", () => threads.show(!threads.shown()));
+$("pick").addEventListener("click", () => threads.show(document.body.classList.contains("start") || !threads.shown()));
 $("controls").addEventListener("submit", (event) => {
   event.preventDefault();
   go({
