@@ -248,12 +248,82 @@ async def test_without_a_thread_the_picker_lists_searches_and_opens(tab: Tab, de
     await page.click(f"#picker-list [data-follow='{spikes[0]}']")
     await page.wait_for_url(f"**thread={spikes[0]}**")
     await page.wait_for_selector(READY)
-    assert await drawn(page) == expected(await demo.lineage(spikes[0]))
+    # Its whole family: every thread of the demo descends from its root.
+    assert await drawn(page) == expected(await demo.lineage(demo.family.root, "DESCENDANTS"))
     assert await page.is_hidden("#picker")
     await page.click("#pick")  # the Threads button opens it over a drawn family too
     assert await page.is_visible("#picker")
     await page.click("#pick")
     assert await page.is_hidden("#picker")
+    stays_home(tab, demo.base)
+
+
+async def test_with_no_thread_the_canvas_shows_the_newest_threads_as_cards(
+    tab: Tab, demo: Demo
+) -> None:
+    page = tab.page
+    await open_lineage(tab, demo.base, "", state="empty")
+    newest = [e["node"]["id"] for e in (await demo.gql(THREADS, title=None))["threads"]["edges"]]
+    await picker_shows(page, min(30, len(newest)))
+    assert await page.is_visible("#start h2")
+    assert await page.is_hidden("aside")  # nothing in the side panel
+    shown = await page.evaluate(
+        """() => {
+          const box = (el) => el.getBoundingClientRect().toJSON();
+          return { canvas: box(document.querySelector("#canvas")),
+                   cards: [...document.querySelectorAll("#start #picker-list [data-follow]")]
+                     .map((b) => ({ id: b.dataset.follow, box: box(b) })) };
+        }"""
+    )
+    area = shown["canvas"]
+    canvas = Box(area["left"], area["top"], area["right"], area["bottom"])
+    cards = shown["cards"]
+    assert [c["id"] for c in cards] == newest[: len(cards)]  # newest first
+    first_row = [c for c in cards if c["box"]["top"] == cards[0]["box"]["top"]]
+    assert len(first_row) >= 3, "cards side by side across the canvas, not a narrow list"
+    assert canvas.x1 <= cards[0]["box"]["left"] and first_row[-1]["box"]["right"] <= canvas.x2
+    assert (canvas.x2 - canvas.x1) > 0.9 * 1600  # the canvas takes the page's width
+    await tab.screenshot("lineage-start")
+
+    await page.click(f"#start [data-follow='{newest[0]}']")
+    await page.wait_for_selector(READY)
+    assert await page.is_hidden("#start")
+    assert await page.is_visible("aside")
+    sizes = await page.evaluate(
+        "() => [window.threadline.cy.width(), document.querySelector('#graph').clientWidth]"
+    )
+    assert sizes[0] == sizes[1]  # the graph knows its width once the panel is back
+    stays_home(tab, demo.base)
+
+
+async def test_a_thread_picked_keeps_its_family_in_view(tab: Tab, demo: Demo) -> None:
+    """Picking a fork of the root draws its siblings (and their children) around it, not
+    only its own ancestors and descendants; the API's BOTH stays a choice."""
+    page = tab.page
+    root = demo.family.root
+    picked = demo.family.threads["portable_fork"]
+    siblings = {n["thread"]["id"] for n in (await demo.lineage(root, "DESCENDANTS", 1))["nodes"]}
+    siblings -= {root, picked}
+    assert siblings
+    own = await demo.lineage(picked)  # its ancestors and descendants only
+    assert not siblings & {n["thread"]["id"] for n in own["nodes"]}
+
+    await open_lineage(tab, demo.base, "", state="empty")
+    await page.wait_for_selector(f"#picker-list [data-follow='{picked}']")
+    await page.click(f"#picker-list [data-follow='{picked}']")
+    await page.wait_for_url(f"**thread={picked}**")
+    await page.wait_for_selector(READY)
+    threads, _ = await drawn(page)
+    assert siblings | {root, picked} <= threads
+    assert await drawn(page) == expected(await demo.lineage(root, "DESCENDANTS"))
+    focused = await page.evaluate("window.threadline.cy.nodes('.focus').map((n) => n.id())")
+    assert focused == [picked]
+    assert await page.input_value("#direction-input") == "FAMILY"
+    await tab.screenshot("lineage-picked-family")
+
+    # BOTH is the API's own direction: the thread's ancestors and descendants only.
+    await open_lineage(tab, demo.base, f"thread={picked}&direction=BOTH")
+    assert await drawn(page) == expected(own)
     stays_home(tab, demo.base)
 
 

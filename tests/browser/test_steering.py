@@ -10,9 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
+from graph.store import Store
 from tests.browser.conftest import Tab
 from tests.browser.test_lineage_page import click_element, open_lineage
-from tests.support.graphql import GraphQLClient
+from tests.support.graphql import GraphQLClient, wipe
 from tests.support.steps import new_thread, run_once
 
 ITEMS = [
@@ -26,7 +27,10 @@ FORKED = """query($id: ID!) { thread(id: $id) { relationshipToParent parent { id
 
 
 @pytest.fixture
-async def gql(browsed_api: str) -> AsyncIterator[GraphQLClient]:
+async def gql(browsed_api: str, store: Store) -> AsyncIterator[GraphQLClient]:
+    # An empty workspace: a usage limit a module before left in force (claude's, in
+    # test_lineage_page.py) would refuse these tests' starts.
+    await wipe(store)
     async with httpx.AsyncClient(base_url=browsed_api, timeout=120) as http:
         yield GraphQLClient(http)
 

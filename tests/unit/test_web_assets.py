@@ -23,11 +23,14 @@ MIT = "Permission is hereby granted, free of charge"
 
 def test_every_vendored_file_is_pinned_in_the_manifest_and_nothing_else_is_there() -> None:
     listed = {dest for package in MANIFEST["packages"] for dest in package["files"].values()}
+    # The page's Chinese font, cut by scripts/subset-cjk-font (tests/unit/test_page_font.py).
+    for cut in MANIFEST["subsets"]:
+        listed |= set(cut["fonts"].values()) | set(cut["files"].values())
     present = {p.relative_to(VENDOR).as_posix() for p in VENDOR.rglob("*") if p.is_file()} - {
         "manifest.json"
     }
     assert present == listed
-    for package in MANIFEST["packages"]:
+    for package in MANIFEST["packages"] + MANIFEST["subsets"]:
         assert re.fullmatch(r"\d+\.\d+\.\d+", package["version"]), package
         assert package["integrity"].startswith("sha512-")
 

@@ -2,7 +2,7 @@
 // items, a handoff's summary text, a provider thread's coverage and staleness, a transfer).
 // Text from the API is set as text, never as HTML.
 
-import { t } from "./i18n.js";
+import { field, t, word } from "./i18n.js";
 import { forkButton, sideOption } from "./steer.js";
 
 /** An element: h("p", {class: "x"}, "text", child, ...). */
@@ -19,7 +19,7 @@ const list = (values) => (values.length ? values.join(", ") : t("none"));
 const range = (r) => (r.from === r.to ? `${r.from}` : `${r.from}–${r.to}`);
 const pairs = (rows) =>
   h("dl", {}, rows.filter(([, v]) => v != null && v !== "").flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
-const status = (value) => h("span", { class: `status ${value}` }, value);
+const status = (value) => h("span", { class: `status ${value}` }, word(value));
 
 /** Buttons that re-centre the page on a thread. */
 export const followButton = (id, label) =>
@@ -32,14 +32,14 @@ export function threadDetails(thread, family) {
     h("h2", {}, thread.title || thread.id),
     pairs([
       [t("id"), h("code", {}, thread.id)],
-      [t("relationship"), thread.relationshipToParent],
+      [t("relationship"), word(thread.relationshipToParent)],
       [t("depthFrom"), thread.depth],
       [t("runCount"), thread.runs.length],
-      [t("providerThreads"), list(thread.providerThreads.map((pt) => `${pt.provider} ${pt.status}`))],
+      [t("providerThreads"), list(thread.providerThreads.map((pt) => `${pt.provider} ${word(pt.status)}`))],
     ]),
     thread.parent ? [h("h3", {}, t("parent")), followButton(thread.parent.id, title(thread.parent.id))] : null,
     children.length ? h("h3", {}, t("children")) : null,
-    children.map((e) => followButton(e.to, `${title(e.to)} (${e.relationship} ${t("at", e.sourceRunOrdinal, e.sourceItemIndex) || "@–"})`)),
+    children.map((e) => followButton(e.to, `${title(e.to)} (${word(e.relationship)} ${t("at", e.sourceRunOrdinal, e.sourceItemIndex) || "@–"})`)),
   ];
 }
 
@@ -49,13 +49,13 @@ export function runDetails({ run }) {
     h("h2", {}, `${t("run")} ${run.ordinal} · ${run.provider}`),
     pairs([
       [t("id"), h("code", {}, run.id)],
-      ["status", status(run.status)],
-      ["model", run.model],
-      ["runtimeMode", run.runtimeMode],
-      ["providerThread", run.providerThread && `${run.providerThread.provider} ${run.providerThread.status}`],
-      ["nativeTurnRef", run.nativeTurnRef],
+      [field("status"), status(run.status)],
+      [field("model"), run.model],
+      [field("runtimeMode"), run.runtimeMode],
+      [field("providerThread"), run.providerThread && `${run.providerThread.provider} ${word(run.providerThread.status)}`],
+      [field("nativeTurnRef"), run.nativeTurnRef],
       [run.status === "INTERRUPTED" ? t("limitReason") : t("failure"), run.failureReason],
-      [t("handoffs"), list(run.contextHandoffs.map((x) => `${x.kind} ${range(x.coveredRunOrdinals)} ${x.status}`))],
+      [t("handoffs"), list(run.contextHandoffs.map((x) => `${word(x.kind)} ${range(x.coveredRunOrdinals)} ${word(x.status)}`))],
       [t("checkpoint"), run.checkpoint?.ref],
     ]),
     h("h3", {}, t("input")),
@@ -69,7 +69,7 @@ export function runDetails({ run }) {
         h(
           "li",
           {},
-          h("b", {}, item.kind),
+          h("b", {}, word(item.kind)),
           item.key ? ` [${item.key}]` : "",
           item.path ? ` ${item.path}` : "",
           fork ? [" ", forkButton(run, index)] : null,
@@ -86,18 +86,18 @@ export function runDetails({ run }) {
 export function handoffDetails({ handoff }) {
   const from = handoff.fromProviderThreads.map((pt) => `${pt.provider} ${pt.id}`);
   return [
-    h("h2", {}, `${handoff.kind} ${range(handoff.coveredRunOrdinals)}`),
+    h("h2", {}, `${word(handoff.kind)} ${range(handoff.coveredRunOrdinals)}`),
     pairs([
       [t("id"), h("code", {}, handoff.id)],
-      ["status", status(handoff.status)],
-      ["strategy", handoff.strategy],
-      ["tokenEstimate", handoff.tokenEstimate],
-      ["summarySource", handoff.summarySource],
-      ["createdByProvider", handoff.createdByProvider],
-      ["model", handoff.model],
-      ["generationMs", handoff.generationMs],
-      ["fallbackReason", handoff.fallbackReason],
-      ["failureReason", handoff.failureReason],
+      [field("status"), status(handoff.status)],
+      [field("strategy"), word(handoff.strategy)],
+      [field("tokenEstimate"), handoff.tokenEstimate],
+      [field("summarySource"), word(handoff.summarySource)],
+      [field("createdByProvider"), handoff.createdByProvider],
+      [field("model"), handoff.model],
+      [field("generationMs"), handoff.generationMs],
+      [field("fallbackReason"), handoff.fallbackReason],
+      [field("failureReason"), handoff.failureReason],
     ]),
     h("h3", {}, t("provenance")),
     pairs([
@@ -106,8 +106,8 @@ export function handoffDetails({ handoff }) {
       [t("from"), list(from)],
       [t("to"), handoff.toProviderThread && `${handoff.toProviderThread.provider} ${handoff.toProviderThread.id}`],
       [t("targetRun"), handoff.targetRun && `${handoff.targetRun.ordinal} (${handoff.targetRun.provider})`],
-      [t("transfer"), handoff.transfer && `${handoff.transfer.type} ${handoff.transfer.status}`],
-      [t("supersededBy"), handoff.supersededBy && `${handoff.supersededBy.id} ${handoff.supersededBy.status}`],
+      [t("transfer"), handoff.transfer && `${word(handoff.transfer.type)} ${word(handoff.transfer.status)}`],
+      [t("supersededBy"), handoff.supersededBy && `${handoff.supersededBy.id} ${word(handoff.supersededBy.status)}`],
     ]),
     h("h3", {}, t("context")),
     pairs([
@@ -116,7 +116,7 @@ export function handoffDetails({ handoff }) {
       [t("quality"), handoff.quality.score.toFixed(2)],
       [t("fidelity"), handoff.quality.fidelity.toFixed(2)],
       ...handoff.quality.facets.map((f) => [
-        f.kind,
+        word(f.kind),
         `${f.kept}/${f.total}` + (f.missing.length ? ` · ${t("notCarried")}: ${f.missing.join(", ")}` : ""),
       ]),
     ]),
@@ -131,24 +131,24 @@ const omittedLine = (omitted) => {
 };
 
 const budgetLine = (b) =>
-  b && `${b.budgetTokens} (${b.windowTokens} ${b.windowSource} − ${b.usedTokens} − ${b.reserveTokens})`;
+  b && `${b.budgetTokens} (${b.windowTokens} ${word(b.windowSource)} − ${b.usedTokens} − ${b.reserveTokens})`;
 
 export function providerThreadDetails({ providerThread: pt }) {
   const cov = pt.coverage;
-  const stale = pt.staleSignals.length ? list(pt.staleSignals) : null;
+  const stale = pt.staleSignals.length ? list(pt.staleSignals.map(word)) : null;
   return [
-    h("h2", {}, `${pt.provider} · ${pt.status}`),
+    h("h2", {}, `${pt.provider} · ${word(pt.status)}`),
     pairs([
       [t("id"), h("code", {}, pt.id)],
-      ["nativeRef", pt.nativeRef],
-      ["model", pt.model],
-      ["runtimeMode", pt.runtimeMode],
-      ["historyMode", pt.historyMode],
-      ["forkedFrom", pt.forkedFrom && `${pt.forkedFrom.provider} ${pt.forkedFrom.id}`],
+      [field("nativeRef"), pt.nativeRef],
+      [field("model"), pt.model],
+      [field("runtimeMode"), pt.runtimeMode],
+      [field("historyMode"), word(pt.historyMode)],
+      [field("forkedFrom"), pt.forkedFrom && `${pt.forkedFrom.provider} ${pt.forkedFrom.id}`],
     ]),
     h("h3", {}, t("staleness")),
     pairs([
-      ["status", status(pt.status)],
+      [field("status"), status(pt.status)],
       [t("staleSignals"), stale ?? (pt.status === "ACTIVE" ? t("fresh") : null)],
       [t("failure"), pt.failureReason],
     ]),
@@ -157,7 +157,7 @@ export function providerThreadDetails({ providerThread: pt }) {
       [t("nativeRuns"), list(cov.nativeRunOrdinals)],
       [t("coveredRuns"), list(cov.coveredRunOrdinals)],
       [t("missingRuns"), list(cov.missingRunOrdinals)],
-      [t("handoffs"), list(pt.handoffs.map((x) => `${x.kind} ${range(x.coveredRunOrdinals)} ${x.status}`))],
+      [t("handoffs"), list(pt.handoffs.map((x) => `${word(x.kind)} ${range(x.coveredRunOrdinals)} ${word(x.status)}`))],
     ]),
   ];
 }
@@ -165,16 +165,16 @@ export function providerThreadDetails({ providerThread: pt }) {
 export function transferDetails({ transfer: x }) {
   const point = x.sourcePoint;
   return [
-    h("h2", {}, `${x.type} · ${x.status}`),
+    h("h2", {}, `${word(x.type)} · ${word(x.status)}`),
     pairs([
       [t("id"), h("code", {}, x.id)],
-      ["status", status(x.status)],
-      ["resolutionStrategy", x.resolutionStrategy],
+      [field("status"), status(x.status)],
+      [field("resolutionStrategy"), word(x.resolutionStrategy)],
       [t("sourceThread"), `${x.sourceThread.title ?? ""} ${x.sourceThread.id}`],
       [t("sourcePoint"), [point.run && t("at", point.run.ordinal, point.itemIndex), point.checkpoint?.ref, point.providerTurnRef].filter(Boolean).join(" · ")],
-      ["providers", [x.sourceProvider, x.targetProvider].filter(Boolean).join(" → ")],
-      ["resolvedProviderThread", x.resolvedProviderThread && `${x.resolvedProviderThread.provider} ${x.resolvedProviderThread.id}`],
-      ["handoff", x.handoff && `${x.handoff.id} ${x.handoff.status}`],
+      [field("providers"), [x.sourceProvider, x.targetProvider].filter(Boolean).join(" → ")],
+      [field("resolvedProviderThread"), x.resolvedProviderThread && `${x.resolvedProviderThread.provider} ${x.resolvedProviderThread.id}`],
+      [field("handoff"), x.handoff && `${x.handoff.id} ${word(x.handoff.status)}`],
       [t("consumedBy"), x.consumedBy?.ordinal],
       [t("failure"), x.failureReason],
     ]),

@@ -21,11 +21,13 @@
 // group's is its parent's).
 // Sizes are at zoom 1; FONT is the smallest text, so FONT × zoom is the smallest on screen.
 
-import { t } from "./i18n.js";
+import { explained, meaning, t, word } from "./i18n.js";
 
 export const FONT = 12;
 const TITLE_FONT = 14;
-const FAMILY = "system-ui, sans-serif";
+// The page's Chinese font first (lineage.css: CJK code points only), then the system's.
+export const CJK_FONT = "Threadline Noto Sans SC";
+const FAMILY = `"${CJK_FONT}", system-ui, sans-serif`;
 const LINE_HEIGHT = 1.3;
 const CELL = 20;
 const LABEL = 140;
@@ -56,6 +58,12 @@ export const BOXES = "[kind='thread'], [kind='group']";
 export const GROUPED = "grouped"; // the kind of a parent → group edge
 // Paint order (with "z-index-compare: manual"): boxes, then what is inside them, then edges.
 const Z = { box: 0, inner: 1, edge: 2 };
+
+/** Both weights of the page's Chinese font, loaded: a canvas draws with what is loaded when
+ *  it draws (and `lines` measures with it), so the graph waits for it. Never fails. */
+export const fontsLoaded = Promise.all(
+  ["normal", "bold"].map((weight) => document.fonts.load(`${weight} ${FONT}px "${CJK_FONT}"`, "线")),
+).catch(() => []);
 
 export function providerColor(provider) {
   if (PROVIDERS[provider]) return PROVIDERS[provider];
@@ -287,22 +295,22 @@ function threadBox(thread, focused, limited, opening, sent) {
   // The text blocks at the top, one under the other.
   const textWidth = w - 2 * PAD;
   let top = PAD / 2;
-  const block = (id, kind, ref, text, color, size, weight, max) => {
+  const block = (id, kind, ref, text, color, size, weight, max, explain) => {
     const rows = lines(text, fontOf(size, weight), textWidth, max);
     const h = Math.ceil(rows.length * size * LINE_HEIGHT);
     const label = rows.join("\n");
-    add({ id, kind, ref, label, full: text, color, w: textWidth, h, maxWidth: textWidth + 8, dx: w / 2, dy: top + h / 2 });
+    add({ id, kind, ref, label, full: text, explain, color, w: textWidth, h, maxWidth: textWidth + 8, dx: w / 2, dy: top + h / 2 });
     top += h + 2;
   };
   const title = thread.title || thread.id;
   block(`title:${thread.id}`, "title", thread.id, title, "#263238", TITLE_FONT, "bold", TITLE_LINES);
   if (opening) {
     const { data } = opening;
-    block(`opening:${thread.id}`, "opening", data.ref, data.label.replace(/\n/g, " · "), data.color, FONT, "normal", 3);
+    block(`opening:${thread.id}`, "opening", data.ref, data.label.replace(/\n/g, " · "), data.color, FONT, "normal", 3, data.explain);
   }
   for (const { transfer } of sent) {
-    const text = `↑ ${transfer.type} · ${transfer.status}`;
-    block(`back:${transfer.id}`, "back", transfer.id, text, textColor(transfer.status), FONT, "normal", 2);
+    const text = `↑ ${word(transfer.type)} · ${word(transfer.status)}`;
+    block(`back:${transfer.id}`, "back", transfer.id, text, textColor(transfer.status), FONT, "normal", 2, backExplained(transfer));
   }
   const head = top + 4;
 
@@ -318,7 +326,20 @@ function threadBox(thread, focused, limited, opening, sent) {
   for (const run of runs) {
     const classes = RUN_CLASSES[run.status] ?? "";
     add(
-      { id: `run:${run.id}`, kind: "run", ref: run.id, ordinal: run.ordinal, color: providerColor(run.provider), dx: at(run.ordinal), dy: rowY(0) },
+      {
+        id: `run:${run.id}`,
+        kind: "run",
+        ref: run.id,
+        ordinal: run.ordinal,
+        full: `${t("run")} ${run.ordinal} · ${run.provider} · ${word(run.status)}`,
+        explain: [
+          explained(run.ordinal, meaning("run", run.ordinal, run.provider)),
+          explained(word(run.status), meaning(`run.${run.status}`)),
+        ].join("\n"),
+        color: providerColor(run.provider),
+        dx: at(run.ordinal),
+        dy: rowY(0),
+      },
       classes,
     );
   }
@@ -328,9 +349,14 @@ function threadBox(thread, focused, limited, opening, sent) {
     const classes = [RETIRED.has(pt.status) ? "retired" : "", limited.has(pt.provider) ? "limited" : ""];
     // Drawn without "limited" (the amber border says it, so the status is never cut off);
     // the label, the tooltip, has it.
-    const text = `${pt.provider} · ${pt.status}`;
+    const text = `${pt.provider} · ${word(pt.status)}`;
     const label = `${text}${limited.has(pt.provider) ? ` · ${t("limited")}` : ""}`;
-    const data = { id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label, text, full: label, color };
+    const explain = [
+      explained(pt.provider, meaning("provider")),
+      explained(word(pt.status), meaning(`lane.${pt.status}`)),
+      ...(limited.has(pt.provider) ? [explained(t("limited"), meaning("limited"))] : []),
+    ].join("\n");
+    const data = { id: `lane:${pt.id}`, kind: "lane", ref: pt.id, label, text, full: label, explain, color };
     add({ ...data, dx: PAD + LABEL / 2, dy: rowY(row) }, classes.join(" ").trim());
     const native = new Set(pt.coverage.nativeRunOrdinals);
     const covered = new Set(pt.coverage.coveredRunOrdinals);
@@ -339,16 +365,23 @@ function threadBox(thread, focused, limited, opening, sent) {
       ...pt.coverage.missingRunOrdinals.map((o) => [o, "missing"]),
     ];
     for (const [ordinal, state] of cells) {
-      add({ id: `cell:${pt.id}:${ordinal}`, kind: "cell", ref: pt.id, state, color, dx: at(ordinal), dy: rowY(row) }, state);
+      const explain = explained(meaning("cell", ordinal), t(state));
+      add({ id: `cell:${pt.id}:${ordinal}`, kind: "cell", ref: pt.id, state, explain, color, dx: at(ordinal), dy: rowY(row) }, state);
     }
     pt.handoffs.forEach((handoff, j) => {
       const { from, to } = handoff.coveredRunOrdinals;
+      const range = from === to ? `${from}` : `${from}–${to}`;
       add({
         id: `handoff:${handoff.id}`,
         kind: "handoff",
         ref: handoff.id,
         status: handoff.status,
-        label: from === to ? `${from}` : `${from}–${to}`,
+        label: range,
+        full: `${range} · ${word(handoff.kind)} · ${word(handoff.status)}`,
+        explain: [
+          explained(range, meaning("handoff", range)),
+          explained(word(handoff.status), meaning(`handoff.${handoff.status}`)),
+        ].join("\n"),
         color: STATUS[handoff.status] ?? "#555",
         dx: cellsEnd + 6 + j * HANDOFF + HANDOFF / 2,
         dy: rowY(row),
@@ -373,8 +406,15 @@ function lineageEdge(edge, child) {
     (x) => (x.type === "FORK" || x.type === "SUBAGENT_SPAWN") && x.sourceThread.id === edge.from,
   );
   const at = edge.sourceRunOrdinal == null ? "" : ` ${t("at", edge.sourceRunOrdinal, edge.sourceItemIndex)}`;
-  const status = transfer ? `\n${transfer.status}` : "";
+  const status = transfer ? `\n${word(transfer.status)}` : "";
   const divergence = child?.divergence ?? null;
+  const parts = [
+    explained(word(edge.relationship), meaning(`relationship.${edge.relationship}`)),
+    at && explained(at.trim(), meaning("at", edge.sourceRunOrdinal, edge.sourceItemIndex)),
+    transfer &&
+      explained(word(transfer.status), meaning("of", meaning(`type.${transfer.type}`), meaning(`transfer.${transfer.status}`))),
+    ...driftParts(divergence).map(([part, what]) => explained(part, what)),
+  ];
   return {
     group: "edges",
     data: {
@@ -388,7 +428,8 @@ function lineageEdge(edge, child) {
       sourceItemIndex: edge.sourceItemIndex ?? null,
       status: transfer?.status ?? null,
       divergence,
-      label: `${edge.relationship}${at}${status}${drift(divergence)}`,
+      label: `${word(edge.relationship)}${at}${status}${drift(divergence)}`,
+      explain: parts.filter(Boolean).join("\n"),
       color: RELATIONSHIPS[edge.relationship] ?? RELATIONSHIPS.FORK,
     },
   };
@@ -397,12 +438,31 @@ function lineageEdge(edge, child) {
 // How far the child and its source moved apart since the fork, after the status on the
 // edge label's second line.
 function drift(divergence) {
-  if (!divergence) return "";
+  return driftParts(divergence)
+    .map(([part]) => ` · ${part}`)
+    .join("");
+}
+
+/** Each part of the drift, with what it means: [[part, meaning], ...]. */
+function driftParts(divergence) {
+  if (!divergence) return [];
   const parts = [];
-  if (divergence.sourceRolledBackPastFork) parts.push(t("rolledPast", divergence.sourceRolledBackTo));
-  else if (divergence.sourceRunsSinceFork.length) parts.push(t("drift", divergence.sourceRunsSinceFork.length));
-  if (divergence.unmergedRunOrdinals.length) parts.push(t("unmerged", divergence.unmergedRunOrdinals.length));
-  return parts.map((part) => ` · ${part}`).join("");
+  const { sourceRunsSinceFork: since, unmergedRunOrdinals: unmerged } = divergence;
+  if (divergence.sourceRolledBackPastFork) {
+    const to = divergence.sourceRolledBackTo;
+    parts.push([t("rolledPast", to), meaning("rolledPast", to)]);
+  } else if (since.length) parts.push([t("drift", since.length), meaning("drift", since.length)]);
+  if (unmerged.length) parts.push([t("unmerged", unmerged.length), meaning("unmerged", unmerged.length)]);
+  return parts;
+}
+
+/** A merge-back's or subagent result's label ("↑ MERGE_BACK · CONSUMED"), part by part. */
+function backExplained(transfer) {
+  return [
+    explained("↑", meaning("back")),
+    explained(word(transfer.type), meaning(`type.${transfer.type}`)),
+    explained(word(transfer.status), meaning(`transfer.${transfer.status}`)),
+  ].join("\n");
 }
 
 function groupElements(group) {
@@ -430,7 +490,8 @@ function transferEdge(transfer, target) {
       source: transfer.sourceThread.id,
       target,
       status: transfer.status,
-      label: `${transfer.type}\n${transfer.status}`,
+      label: `${word(transfer.type)}\n${word(transfer.status)}`,
+      explain: backExplained(transfer),
       color: STATUS[transfer.status] ?? "#555",
     },
   };

@@ -1,5 +1,8 @@
 // Page text in English and Simplified Chinese, chosen by `?lang=` or the browser's language.
-// API values (statuses, strategies, providers, ids) are shown as the API spells them.
+// The API's words (statuses, kinds, relationships, strategies: its enum values) and the
+// names of the fields the details panel lists are shown as the API spells them in English,
+// and translated in Chinese (WORDS, FIELDS: `word`, `field`); names and ids never are.
+// Every `zh: {` table below is what scripts/subset-cjk-font cuts the page's font to.
 
 const STRINGS = {
   en: {
@@ -8,6 +11,7 @@ const STRINGS = {
     show: "Show",
     depth: "Depth",
     direction: "Direction",
+    FAMILY: "Whole family",
     BOTH: "Both",
     ANCESTORS: "Ancestors",
     DESCENDANTS: "Descendants",
@@ -25,6 +29,8 @@ const STRINGS = {
     details: "Details",
     hint: "Click a thread, run, lane, handoff or edge for details; double-click a thread to centre on it.",
     noThread: "Pick a thread from the list, or enter its id, to see its lineage.",
+    startTitle: "Pick a thread to see its lineage",
+    startHint: "The workspace's newest threads come first; search their titles, or enter a thread id above. A thread opens with its whole family.",
     threads: "Threads",
     searchTitles: "Search titles",
     more: "More",
@@ -54,7 +60,7 @@ const STRINGS = {
     follow: "Open",
     id: "Id",
     relationship: "Relationship",
-    depthFrom: "Distance from the centre",
+    depthFrom: "Generations from the centre",
     providerThreads: "Provider threads",
     summary: "Summary text",
     provenance: "Provenance",
@@ -113,6 +119,7 @@ const STRINGS = {
     show: "显示",
     depth: "深度",
     direction: "方向",
+    FAMILY: "整个家族",
     BOTH: "双向",
     ANCESTORS: "祖先",
     DESCENDANTS: "后代",
@@ -130,6 +137,8 @@ const STRINGS = {
     details: "详情",
     hint: "点击线程、运行、通道、交接或连线查看详情；双击线程以其为中心。",
     noThread: "从列表中选择线程，或输入其 ID，以查看其谱系。",
+    startTitle: "选择一个线程以查看其谱系",
+    startHint: "工作区中最新的线程排在最前；可按标题搜索，或在上方输入线程 ID。线程打开时会显示其整个家族。",
     threads: "线程",
     searchTitles: "按标题搜索",
     more: "更多",
@@ -159,7 +168,7 @@ const STRINGS = {
     follow: "打开",
     id: "ID",
     relationship: "关系",
-    depthFrom: "与中心的距离",
+    depthFrom: "与中心相隔的代数",
     providerThreads: "提供方线程",
     summary: "摘要文本",
     provenance: "来源",
@@ -214,6 +223,227 @@ const STRINGS = {
   },
 };
 
+// Every value of every enum a field of the page's queries returns (tests/unit/test_page_words.py).
+const WORDS = {
+  zh: {
+    // ThreadRelationship
+    FORK: "分叉",
+    SUBAGENT: "子代理",
+    SIDE: "旁支",
+    // TransferType
+    PROVIDER_HANDOFF: "跨提供方交接",
+    MERGE_BACK: "合并回",
+    SUBAGENT_SPAWN: "派生子代理",
+    SUBAGENT_RESULT: "子代理结果",
+    // TransferStatus, HandoffStatus, ProviderThreadStatus, RunStatus
+    PENDING: "待处理",
+    RESOLVED_NATIVE: "已原生解决",
+    RESOLVED_PORTABLE: "已以可移植上下文解决",
+    FAILED: "失败",
+    CONSUMED: "已消费",
+    SUPERSEDED: "已被取代",
+    READY: "就绪",
+    ACTIVE: "活跃",
+    DIVERGENT: "已分歧",
+    ROLLED_BACK: "已回滚",
+    STALE: "已陈旧",
+    STARTING: "启动中",
+    RUNNING: "运行中",
+    COMPLETED: "已完成",
+    INTERRUPTED: "已中断",
+    // HandoffKind, ResolutionStrategy
+    NATIVE_FORK: "原生分叉",
+    PORTABLE_CONTEXT: "可移植上下文",
+    DELTA_CONTEXT: "增量上下文",
+    CHECKPOINT_CONTEXT: "检查点上下文",
+    // HandoffStrategy
+    DELTA_SINCE_TARGET_LAST_SEEN: "自目标上次所见以来的增量",
+    FULL_THREAD_SUMMARY: "整个线程的摘要",
+    CHECKPOINT_SUMMARY: "检查点摘要",
+    MANUAL_CONTEXT: "手动上下文",
+    // StartStrategy
+    NO_HANDOFF: "无需交接",
+    DELTA_HANDOFF_EXISTING_THREAD: "增量交接（沿用提供方线程）",
+    FULL_HANDOFF_EXISTING_THREAD: "完整交接（沿用提供方线程）",
+    FULL_HANDOFF_NEW_THREAD: "完整交接（新提供方线程）",
+    UNSUPPORTED: "不支持",
+    // ProviderAction
+    CREATE: "新建",
+    RESUME: "恢复",
+    CONTINUE: "继续",
+    // SummarySource
+    LOCAL: "本地摘要器",
+    LEAVING_PROVIDER: "离开的提供方",
+    ENTERING_PROVIDER: "接手的提供方",
+    CONFIGURED: "配置的摘要器",
+    PERSON: "人工",
+    // ContextWindowSource
+    REPORTED: "上报值",
+    MODEL: "模型",
+    PROVIDER: "提供方",
+    // HistoryMode
+    LEGACY: "旧式",
+    PAGINATED: "分页",
+    UNKNOWN: "未知",
+    // StalenessSignal
+    TOO_MANY_OFF_PROVIDER_RUNS: "在其他提供方上的运行过多",
+    TOO_MANY_CHAINED_HANDOFFS: "连续交接过多",
+    INCOMPATIBLE_SETTINGS: "设置不兼容",
+    RESUME_FAILED: "恢复失败",
+    ROLLED_BACK_OR_DIVERGENT: "已回滚或已分歧",
+    CLEAN_CONTEXT_REQUESTED: "要求干净的上下文",
+    EXCEEDS_CONTEXT_POLICY: "超出上下文策略",
+    // Actor
+    USER: "用户",
+    AGENT: "代理",
+    SYSTEM: "系统",
+    // RunItemKind
+    USER_GOAL: "用户目标",
+    CONSTRAINT: "约束",
+    DECISION: "决定",
+    FILE_CHANGE: "文件改动",
+    COMMAND: "命令",
+    TEST: "测试",
+    PLAN: "计划",
+    TODO: "待办",
+    APPROVAL: "批准",
+    QUESTION: "问题",
+    FAILURE: "失败记录",
+    ASSISTANT_MESSAGE: "助手消息",
+    TOOL_OUTPUT: "工具输出",
+    REASONING: "推理",
+    PROTOCOL: "协议消息",
+  },
+};
+
+// The API's field names the details panel lists as they are.
+const FIELDS = {
+  zh: {
+    status: "状态",
+    model: "模型",
+    runtimeMode: "运行模式",
+    providerThread: "提供方线程",
+    nativeTurnRef: "原生轮次引用",
+    strategy: "策略",
+    tokenEstimate: "估计令牌数",
+    summarySource: "摘要来源",
+    createdByProvider: "创建它的提供方",
+    generationMs: "生成耗时（毫秒）",
+    fallbackReason: "回退原因",
+    failureReason: "失败原因",
+    resolutionStrategy: "解决策略",
+    providers: "提供方",
+    resolvedProviderThread: "解决到的提供方线程",
+    handoff: "交接",
+    nativeRef: "原生引用",
+    historyMode: "历史模式",
+    forkedFrom: "分叉自",
+  },
+};
+
+// What each part of a drawn label means, for its tooltip (`meaning`): by what the word is
+// the status or kind of (relationship, transfer type, transfer, handoff, lane, run).
+const MEANINGS = {
+  en: {
+    "relationship.FORK": "a fork: a thread opened from its parent's history at a point, going on by itself",
+    "relationship.SUBAGENT": "a subagent: a thread its parent started for a task; its result comes back",
+    "relationship.SIDE": "a side thread: a fork for a side question, never merged back",
+    "type.FORK": "the parent's history, carried into this fork",
+    "type.PROVIDER_HANDOFF": "context handed from one provider to another",
+    "type.MERGE_BACK": "this thread's work, sent back into its parent",
+    "type.SUBAGENT_SPAWN": "the parent's context, given to this subagent",
+    "type.SUBAGENT_RESULT": "this subagent's result, sent back to its parent",
+    "transfer.PENDING": "waiting: the receiving thread's next run takes it in",
+    "transfer.RESOLVED_NATIVE": "resolved by the provider's own fork; the next run takes it in",
+    "transfer.RESOLVED_PORTABLE": "resolved as a handoff text; the next run takes it in",
+    "transfer.FAILED": "failed: it could not be delivered",
+    "transfer.CONSUMED": "delivered: a run of the receiving thread took it in",
+    "transfer.SUPERSEDED": "replaced by a newer transfer, or undone by a rollback",
+    "handoff.PENDING": "being written",
+    "handoff.READY": "written, ready to be injected",
+    "handoff.FAILED": "its summary could not be written",
+    "handoff.SUPERSEDED": "replaced by a newer handoff",
+    "lane.PENDING": "not started at the provider yet",
+    "lane.ACTIVE": "in use: the next run on this provider resumes it",
+    "lane.DIVERGENT": "its history no longer matches the thread's (a rollback it could not follow)",
+    "lane.ROLLED_BACK": "rolled back at the provider along with the thread",
+    "lane.STALE": "retired: the next run on this provider starts a new provider thread",
+    "lane.FAILED": "failed at the provider",
+    "run.STARTING": "starting",
+    "run.RUNNING": "running",
+    "run.COMPLETED": "completed",
+    "run.FAILED": "failed",
+    "run.INTERRUPTED": "interrupted by a usage limit",
+    "run.ROLLED_BACK": "rolled back: no longer part of the thread's history",
+    at: (run, item) =>
+      item == null
+        ? `opened at run ${run} of the parent, after all of it`
+        : item < 0
+          ? `opened at run ${run} of the parent, after its input only`
+          : `opened at run ${run} of the parent, after its item ${item}`,
+    drift: (n) => `the parent has had ${n} more run${n === 1 ? "" : "s"} since`,
+    rolledPast: (to) => `the parent was rolled back past that point, to run ${to ?? "?"}`,
+    unmerged: (n) => `${n} run${n === 1 ? "" : "s"} of this thread not merged back into the parent yet`,
+    back: "sent back up to the parent",
+    limited: "this provider has a usage limit in force",
+    provider: "the provider this provider thread (a conversation at the provider) lives at",
+    handoff: (range) => `a handoff covering runs ${range}; its colour is its status`,
+    run: (ordinal, provider) => `run ${ordinal}, on ${provider}; its colour is the provider's`,
+    cell: (ordinal) => `run ${ordinal}, as this provider thread holds it`,
+    part: (part, meaning) => `${part} — ${meaning}`,
+    of: (what, state) => `${what}: ${state}`,
+  },
+  zh: {
+    "relationship.FORK": "分叉：从父线程某一点的历史开出的线程，此后独立发展",
+    "relationship.SUBAGENT": "子代理：父线程为一项任务启动的线程，其结果会返回父线程",
+    "relationship.SIDE": "旁支：为旁支提问开出的分叉，永不合并回",
+    "type.FORK": "父线程的历史，带入此分叉",
+    "type.PROVIDER_HANDOFF": "从一个提供方交给另一个提供方的上下文",
+    "type.MERGE_BACK": "此线程的成果，送回其父线程",
+    "type.SUBAGENT_SPAWN": "父线程的上下文，交给此子代理",
+    "type.SUBAGENT_RESULT": "此子代理的结果，送回其父线程",
+    "transfer.PENDING": "等待中：接收线程的下一次运行会接收它",
+    "transfer.RESOLVED_NATIVE": "已由提供方自身的分叉解决；下一次运行会接收它",
+    "transfer.RESOLVED_PORTABLE": "已以交接文本解决；下一次运行会接收它",
+    "transfer.FAILED": "失败：无法送达",
+    "transfer.CONSUMED": "已送达：接收线程的一次运行已接收它",
+    "transfer.SUPERSEDED": "已被更新的转移取代，或被回滚撤销",
+    "handoff.PENDING": "正在编写",
+    "handoff.READY": "已写好，可以注入",
+    "handoff.FAILED": "其摘要未能写成",
+    "handoff.SUPERSEDED": "已被更新的交接取代",
+    "lane.PENDING": "尚未在提供方启动",
+    "lane.ACTIVE": "使用中：该提供方上的下一次运行会恢复它",
+    "lane.DIVERGENT": "其历史已与线程不符（它未能跟上一次回滚）",
+    "lane.ROLLED_BACK": "已随线程在提供方回滚",
+    "lane.STALE": "已停用：该提供方上的下一次运行会新建提供方线程",
+    "lane.FAILED": "在提供方失败",
+    "run.STARTING": "启动中",
+    "run.RUNNING": "运行中",
+    "run.COMPLETED": "已完成",
+    "run.FAILED": "失败",
+    "run.INTERRUPTED": "被用量限制中断",
+    "run.ROLLED_BACK": "已回滚：不再属于线程的历史",
+    at: (run, item) =>
+      item == null
+        ? `开于父线程的第 ${run} 次运行，在其全部内容之后`
+        : item < 0
+          ? `开于父线程的第 ${run} 次运行，仅在其输入之后`
+          : `开于父线程的第 ${run} 次运行，在其第 ${item} 个条目之后`,
+    drift: (n) => `此后父线程又有 ${n} 次运行`,
+    rolledPast: (to) => `父线程已回滚越过该点，回到第 ${to ?? "?"} 次运行`,
+    unmerged: (n) => `此线程有 ${n} 次运行尚未合并回父线程`,
+    back: "向上送回父线程",
+    limited: "该提供方当前处于用量限制中",
+    provider: "此提供方线程（提供方处的一段对话）所在的提供方",
+    handoff: (range) => `覆盖第 ${range} 次运行的交接；颜色表示其状态`,
+    run: (ordinal, provider) => `第 ${ordinal} 次运行，在 ${provider} 上；颜色表示提供方`,
+    cell: (ordinal) => `第 ${ordinal} 次运行在此提供方线程中的情况`,
+    part: (part, meaning) => `${part}：${meaning}`,
+    of: (what, state) => `${what}：${state}`,
+  },
+};
+
 // `?lang=en|zh` in the page's address wins over the browser's language.
 const asked = new URLSearchParams(window.location.search).get("lang");
 const wanted = STRINGS[asked] ? asked : navigator.language || "en";
@@ -223,6 +453,25 @@ export function t(key, ...args) {
   const text = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
   return typeof text === "function" ? text(...args) : text;
 }
+
+/** An API word (a status, kind, relationship, strategy, …) in the page's language. */
+export function word(value) {
+  return value == null ? value : (WORDS[lang]?.[value] ?? value);
+}
+
+/** An API field's name, as a label of the details panel, in the page's language. */
+export function field(name) {
+  return FIELDS[lang]?.[name] ?? name;
+}
+
+/** What a part of a label means (MEANINGS), in the page's language. */
+export function meaning(key, ...args) {
+  const text = MEANINGS[lang][key] ?? MEANINGS.en[key];
+  return typeof text === "function" ? text(...args) : text;
+}
+
+/** A tooltip's line: a part of a label and what it means. */
+export const explained = (part, what) => meaning("part", part, what);
 
 /** Fill every [data-i18n] element's text and [data-i18n-placeholder] input's placeholder. */
 export function translate(root) {

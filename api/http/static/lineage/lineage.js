@@ -1,11 +1,16 @@
-// The lineage page: /lineage?thread=ID[&depth=N&direction=BOTH|ANCESTORS|DESCENDANTS&side=1].
+// The lineage page: /lineage?thread=ID[&depth=N&direction=FAMILY|BOTH|ANCESTORS|DESCENDANTS&side=1].
+// FAMILY (the default, and what the picker opens) is the thread's whole family: its
+// ancestors up to `depth` generations, and everything below the oldest of them down to
+// `depth` generations below the thread, so its siblings and cousins stay in view
+// (`lineageOf`); the others are the API's own directions.
 // Side threads (forks for a side question) are left out unless `side=1` (the "Side
 // threads" toggle). A thread's details offer "Prepare a switch", a completed run's items
 // "Fork here" (steer.js).
 // One query reads the family's shape (family.graphql), a second what the drawn boxes show
 // (boxes.graphql); a click asks for that element's details.
-// Without a thread (or with the Threads button) it lists the workspace's threads to pick
-// from, searched by title (threads.graphql).
+// Without a thread it lists the workspace's threads to pick from, newest first, as cards
+// on the canvas (#start), searched by title (threads.graphql); with one, the Threads button
+// shows the same list in the side panel.
 // A large family is drawn in part (collapse.js): what is left out sits in "+N threads"
 // group boxes, and a click on one draws what it holds.
 // For tests and the curious: window.threadlineGraph is the Cytoscape instance, with
@@ -19,8 +24,8 @@ import { askForToken, token } from "../token.js";
 import { query, Unauthenticated } from "./api.js";
 import { BUDGET, visibleFamily } from "./collapse.js";
 import * as details from "./details.js";
-import { BOXES, familyElements, FONT, GROUPED, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
-import { t, translate } from "./i18n.js";
+import { BOXES, familyElements, FONT, fontsLoaded, GROUPED, LIMITED, providerColor, RELATIONSHIPS, STATUS, STYLE } from "./draw.js";
+import { t, translate, word } from "./i18n.js";
 import { picker } from "./picker.js";
 import { forkFrom, switchSection } from "./steer.js";
 import { alignRankTops, routeEdges } from "./route.js";
@@ -71,15 +76,35 @@ window.threadline = {
   }),
 };
 
+const DIRECTIONS = ["FAMILY", "BOTH", "ANCESTORS", "DESCENDANTS"];
+const MAX_DEPTH = 100; // the API's cap
+
 function settings() {
   const params = new URLSearchParams(location.search);
   const depth = Number.parseInt(params.get("depth") ?? "10", 10);
+  const direction = params.get("direction");
   return {
     thread: (params.get("thread") ?? "").trim(),
-    depth: Number.isFinite(depth) && depth >= 0 ? depth : 10,
-    direction: params.get("direction") ?? "BOTH",
+    depth: Number.isFinite(depth) && depth >= 0 ? Math.min(depth, MAX_DEPTH) : 10,
+    direction: DIRECTIONS.includes(direction) ? direction : "FAMILY",
     side: params.get("side") === "1" ? "1" : "0",
   };
+}
+
+/** The family query's answer for the page's direction. FAMILY: the ancestors first, then
+ *  the descendants of the oldest one found; each thread's depth is then how many
+ *  generations it is from `thread` (above or below). */
+async function lineageOf(thread, depth, direction, side) {
+  if (direction !== "FAMILY") return ask("family", { thread, depth, direction, side });
+  const up = await ask("family", { thread, depth, direction: "ANCESTORS", side });
+  const top = up.lineage.nodes.reduce((a, n) => (n.depth > a.depth ? n : a), { depth: 0, thread: { id: thread } });
+  if (!up.lineage.nodes.length) return up; // no such thread
+  const below = Math.min(MAX_DEPTH, top.depth + depth);
+  // A side thread (or one below a side thread) picked: the way down to it is a side edge.
+  const onSide = side || up.lineage.nodes.some((n) => n.thread.relationshipToParent === "SIDE");
+  const down = await ask("family", { thread: top.thread.id, depth: below, direction: "DESCENDANTS", side: onSide });
+  const nodes = down.lineage.nodes.map((n) => ({ ...n, depth: Math.abs(n.depth - top.depth) }));
+  return { ...down, lineage: { ...down.lineage, nodes } };
 }
 
 function go(changes) {
@@ -88,6 +113,18 @@ function go(changes) {
   if (asked) params.set("lang", asked); // the language chosen in the address stays chosen
   history.pushState(null, "", `?${params}`);
   load();
+}
+
+/** With no thread chosen, the canvas shows the picker as cards (and the side panel, with
+ *  nothing to say yet, steps aside); otherwise the picker goes back to the side panel. */
+function startScreen(on) {
+  const start = $("start");
+  const picker = $("picker");
+  start.hidden = !on;
+  document.body.classList.toggle("start", on);
+  if (on && picker.parentElement !== start) start.append(picker);
+  if (!on && picker.parentElement === start) document.querySelector("aside").prepend(picker);
+  cy.resize(); // the side panel came or went: the graph's width changed
 }
 
 function setState(state, message = "") {
@@ -122,6 +159,7 @@ async function load() {
   $("side-input").checked = side === "1";
   cy.elements().remove();
   panel.replaceChildren(details.h("p", { class: "hint" }, t("hint")));
+  startScreen(!thread);
   threads.show(!thread);
   if (!thread) return setState("empty", t("noThread"));
   setState("loading", t("loading"));
@@ -130,7 +168,7 @@ async function load() {
   boxes = new Map();
   const ticket = ++drawing;
   try {
-    const answer = await ask("family", { thread, depth, direction, side: side === "1" });
+    const answer = await lineageOf(thread, depth, direction, side === "1");
     family = answer.lineage;
     limited = new Map(answer.providers.filter((p) => p.limit).map((p) => [p.kind, p.limit]));
     providerKinds = answer.providers.map((p) => p.kind);
@@ -156,7 +194,7 @@ async function fetchBoxes(ids) {
 async function draw(thread, ticket = ++drawing) {
   const view = visibleFamily(family, thread, expanded);
   try {
-    await fetchBoxes(view.nodes.map((n) => n.thread.id));
+    await Promise.all([fetchBoxes(view.nodes.map((n) => n.thread.id)), fontsLoaded]);
   } catch (error) {
     if (ticket === drawing) setState("error", t("failed", error.message));
     return false;
@@ -293,7 +331,7 @@ function legend() {
     ]),
     ...(groups.length ? [details.h("p", { class: "hint" }, t("groupHint"))] : []),
     details.h("h3", {}, t("statuses")),
-    details.h("ul", {}, ["READY", "PENDING", "SUPERSEDED", "FAILED"].map((s) => swatch(STATUS[s], s))),
+    details.h("ul", {}, ["READY", "PENDING", "SUPERSEDED", "FAILED"].map((s) => swatch(STATUS[s], word(s)))),
   );
 }
 
@@ -308,11 +346,14 @@ cy.on("tap", "node[kind='group']", async (event) => {
 });
 cy.on("dbltap", "node[kind='thread'], node[kind='title']", (event) => go({ thread: event.target.data("ref") }));
 // The full text of what is under the pointer (a title cut to two lines, a lane's label) as
-// the graph's tooltip; an edge shows its own label while hovered.
+// the graph's tooltip, then what each part of it means, a line each (data "explain", see
+// draw.js); an edge shows its own label while hovered.
 cy.on("mouseover", "node, edge", (event) => {
   const target = event.target;
   if (target.isEdge()) target.addClass("hover");
-  cy.container().title = (target.data("full") ?? target.data("label") ?? "").replace(/\n/g, " · ");
+  const text = String(target.data("full") ?? target.data("label") ?? "").replace(/\n/g, " · ");
+  const explain = target.data("explain");
+  cy.container().title = explain ? `${text}\n${explain}` : text;
 });
 cy.on("mouseout", "node, edge", (event) => {
   event.target.removeClass("hover");
@@ -322,13 +363,14 @@ cy.container().addEventListener("wheel", wheel, { passive: false });
 for (const section of [panel, $("picker")]) {
   section.addEventListener("click", (event) => {
     const button = event.target.closest("[data-follow]");
-    if (button) go({ thread: button.dataset.follow });
+    // A thread picked from the list opens with its whole family.
+    if (button) go({ thread: button.dataset.follow, ...(section === panel ? {} : { direction: "FAMILY" }) });
     const fork = event.target.closest("[data-fork-item]");
     if (fork) forkFrom(fork, panel, ask, go);
   });
 }
 const threads = picker($("picker"), ask);
-$("pick").addEventListener("click", () => threads.show(!threads.shown()));
+$("pick").addEventListener("click", () => threads.show(document.body.classList.contains("start") || !threads.shown()));
 $("controls").addEventListener("submit", (event) => {
   event.preventDefault();
   go({

@@ -3,7 +3,7 @@
 // It asks through the page's `ask`, so a token the tab holds (or is asked for) is sent.
 
 import { h } from "./details.js";
-import { t } from "./i18n.js";
+import { t, word } from "./i18n.js";
 
 const SEARCH_DELAY_MS = 250;
 
@@ -65,7 +65,7 @@ export function picker(section, ask) {
 
 function item(thread) {
   const when = new Date(thread.createdAt).toLocaleString();
-  const kind = thread.relationshipToParent ? ` · ${thread.relationshipToParent}` : "";
+  const kind = thread.relationshipToParent ? ` · ${word(thread.relationshipToParent)}` : "";
   return h(
     "li",
     {},

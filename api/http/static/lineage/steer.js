@@ -9,7 +9,7 @@
 // thread with "side question" ticked; the page then centres on the new thread.
 
 import { h } from "./details.js";
-import { t } from "./i18n.js";
+import { t, word } from "./i18n.js";
 
 /** The "Prepare a switch" section of a thread's details. `ask(name, variables)` runs one
  *  of the page's GraphQL documents. */
@@ -35,8 +35,8 @@ export function switchSection(threadId, providers, ask) {
         "dl",
         {},
         [
-          [t("strategy"), found.strategy],
-          [t("providerAction"), found.providerAction],
+          [t("strategy"), word(found.strategy)],
+          [t("providerAction"), word(found.providerAction)],
           [t("coveredRuns"), found.coveredRunOrdinals.join(", ") || t("none")],
           [t("tokens"), found.tokenEstimate],
         ].flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
@@ -60,7 +60,7 @@ export function switchSection(threadId, providers, ask) {
       handoffId = prepared.id;
       text.value = prepared.summaryText;
       text.hidden = save.hidden = false;
-      said.textContent = t("preparedBy", prepared.id, prepared.summarySource);
+      said.textContent = t("preparedBy", prepared.id, word(prepared.summarySource));
     } catch (error) {
       failed(error);
     }
