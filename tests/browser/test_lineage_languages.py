@@ -121,9 +121,9 @@ async def first(tab: Tab, selector: str) -> str:
     return str(found[0])
 
 
-async def click_centred(tab: Tab, element_id: str) -> None:
-    """A real mouse click on a drawn element, first brought to the middle of the view."""
-    point = await tab.page.evaluate(
+async def centred(tab: Tab, element_id: str) -> dict[str, float]:
+    """Where a drawn element is on the page, once brought to the middle of the view."""
+    point: dict[str, float] = await tab.page.evaluate(
         """(id) => {
           const cy = window.threadline.cy;
           const node = cy.getElementById(id);
@@ -135,6 +135,12 @@ async def click_centred(tab: Tab, element_id: str) -> None:
         }""",
         element_id,
     )
+    return point
+
+
+async def click_centred(tab: Tab, element_id: str) -> None:
+    """A real mouse click on a drawn element, first brought to the middle of the view."""
+    point = await centred(tab, element_id)
     await tab.page.mouse.click(point["x"], point["y"])
 
 
@@ -167,18 +173,7 @@ async def open_english(tab: Tab, demo: Demo) -> set[str]:
 async def tooltip(tab: Tab, element_id: str) -> list[str]:
     """The graph's tooltip while the mouse is over the element, a line each."""
     await tab.page.mouse.move(0, 0)
-    point = await tab.page.evaluate(
-        """(id) => {
-          const cy = window.threadline.cy;
-          const node = cy.getElementById(id);
-          cy.zoom(1.5);
-          cy.center(node);
-          const at = node.renderedPosition();
-          const box = cy.container().getBoundingClientRect();
-          return { x: box.left + at.x, y: box.top + at.y };
-        }""",
-        element_id,
-    )
+    point = await centred(tab, element_id)
     await tab.page.mouse.move(point["x"], point["y"])
     await tab.page.wait_for_function("document.querySelector('#graph').title !== ''")
     title = await tab.page.get_attribute("#graph", "title")
