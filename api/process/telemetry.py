@@ -8,7 +8,7 @@ one request is one trace:
 - `GraphQL Query: <operation name>`: the operation (Strawberry names mutations so too),
   with `GraphQL Parsing`, `GraphQL Validation` and `GraphQL Resolving: <field>` under it;
 - `<folder>/<name>.cypher`: each statement sent to Neo4j, named by its file under
-  `cypher/` (graph/store.py, `Tx._run`).
+  `cypher/` (graph/tx.py, `Tx._run`).
 
 The exporter reads the standard OTEL_EXPORTER_OTLP_* variables (endpoint, headers,
 timeout); the service is named by OTEL_SERVICE_NAME, `threadline` by default.

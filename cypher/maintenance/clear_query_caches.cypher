@@ -1,5 +1,5 @@
 // Maintenance, never on a request's path. After the warm-up family is written
-// (api/commands/warm_up.py, graph/store.py): every index is sampled again, waiting for the
+// (api/commands/warm_up.py, graph/warm_up.py): every index is sampled again, waiting for the
 // samples, and then the plans made while the graph was empty are dropped, so that every plan
 // is made on counts and index statistics that are not zero. Without the wait, Neo4j sampled
 // the family's index entries in the background at a moment of its own, at times after the
