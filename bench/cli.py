@@ -116,7 +116,8 @@ def bench(
 # bench/<name>.py (fairness of the rate limit, many live subscribers, a 2,000-thread
 # family, recovery after Neo4j dies, backup and restore at scale; the generated session
 # files and the fidelity of handoffs, both in-process; only the throughput step, with
-# an A/B of two checkouts), imported only when chosen.
+# an A/B of two checkouts; the floor of a cycle's CPU on this stack), imported only when
+# chosen.
 OTHER_BENCHMARKS = (
     "fairness",
     "subscriptions",
@@ -126,6 +127,7 @@ OTHER_BENCHMARKS = (
     "sessions",
     "handoffs",
     "rates",
+    "floor",
 )
 
 

@@ -366,7 +366,7 @@ async def throughput(
     await asyncio.gather(*(thread.cycle() for thread in service_threads))  # warm
     meter = CpuMeter(pids)
     meter.start()
-    cycles, errors, elapsed = await _drive([t.cycle for t in service_threads], seconds)
+    cycles, errors, elapsed = await drive([t.cycle for t in service_threads], seconds)
     cpu_ms = meter.per(cycles)
     raw_threads = [
         await RawThread.create(
@@ -379,7 +379,7 @@ async def throughput(
     ]
     await asyncio.gather(*(thread.cycle() for thread in raw_threads))
     meter.start()
-    raw_cycles, raw_errors, raw_elapsed = await _drive([t.cycle for t in raw_threads], seconds)
+    raw_cycles, raw_errors, raw_elapsed = await drive([t.cycle for t in raw_threads], seconds)
     raw_cpu_ms = {name: ms for name, ms in meter.per(raw_cycles).items() if name != "api"}
     return Rate(
         concurrency=concurrency,
@@ -397,7 +397,9 @@ async def throughput(
     )
 
 
-async def _drive(clients: list[Callable[[], Any]], seconds: float) -> tuple[int, int, float]:
+async def drive(clients: list[Callable[[], Any]], seconds: float) -> tuple[int, int, float]:
+    """Each of `clients` called again and again for `seconds`, all at once: the calls done,
+    the calls failed (each followed by a pause of 0.1 s) and the seconds it took."""
     done = 0
     errors = 0
     began = time.perf_counter()
