@@ -85,6 +85,10 @@ def home_of_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
 async def small_store(small: LocalNeo4j) -> AsyncIterator[Store]:
     store = connect_test_store(small.uri)
     await migrations.migrate(store)
+    # Planned before the tests, as the suite's own store is: an app made on this store
+    # later would otherwise start the warm-up, whose transactions would go on in the
+    # background beside the restores, drawing on the same 10 MiB of transaction memory.
+    await store.warm_up.wait()
     yield store
     await store.close()
 
