@@ -59,9 +59,9 @@ class Round:
     def floor_ms(self) -> float:
         return REQUESTS_PER_CYCLE * (self.request_ms + self.transaction_ms)
 
-    def row(self, number: int) -> str:
+    def row(self, label: int | str) -> str:
         return (
-            f"| {number} | {self.request_ms:.2f} | {self.transaction_ms:.2f} | "
+            f"| {label} | {self.request_ms:.2f} | {self.transaction_ms:.2f} | "
             f"{self.floor_ms:.2f} | {self.cycle_ms:.2f} | {self.cycle_ms - self.floor_ms:.2f} |"
         )
 
@@ -101,7 +101,7 @@ def _median_row(measured: list[Round]) -> str:
         statistics.median(each.transaction_ms for each in measured),
         statistics.median(each.cycle_ms for each in measured),
     )
-    return middle.row(0).replace("| 0 |", "| median |", 1)
+    return middle.row("median")
 
 
 async def _run(clients: int, seconds: float, rounds: int) -> list[Round]:
