@@ -230,13 +230,19 @@ def backups(
         help="Steps to measure, comma-separated (default: every step up to --scale); the "
         "graph still grows through the others, so a step's workspace is the same either way.",
     ),
+    reuse: bool = typer.Option(
+        False,
+        "--reuse",
+        help="Measure the workspace an earlier run left (in its throwaway Neo4j's data, or "
+        "at --neo4j-uri) as it is: no wiping, no generating; it must hold --scale's threads.",
+    ),
 ) -> None:
     """Back up and restore the benchmark's workspace at each step up to --scale."""
     if scale not in SCALES:
         raise typer.BadParameter(f"scale must be one of {', '.join(SCALES)}")
     measured = _measured(measure, scale)
     home = Path(os.environ.get("THREADLINE_HOME", ".threadline")) / "neo4j" / "backups"
-    instance = None if neo4j_uri else service.start_neo4j(home, scale)
+    instance = None if neo4j_uri else service.start_neo4j(home, scale, keep_data=reuse)
     uri = neo4j_uri or (instance.uri if instance else "")
     auth = ("neo4j", neo4j_password) if neo4j_password else None
     env = {**os.environ, "THREADLINE_NEO4J_URI": uri}
@@ -249,16 +255,19 @@ def backups(
     try:
         with GraphDatabase.driver(uri, auth=auth) as driver:
             facts = {**machine(), **versions(driver, "neo4j"), "load average at start": _load()}
-            for workspace in (WORKSPACE, COPY):
+            for workspace in (WORKSPACE, COPY) if not reuse else (COPY,):
                 wipe(driver, "neo4j", workspace)
             threadline(["migrate"], env)  # the schema a serving Threadline has
             family, have = 0, 0
             writer = BulkWriter(driver, "neo4j", WORKSPACE)
+            if reuse:
+                measured = _reused(driver, scale, measured)
             for label, threads in ((k, n) for k, n in SCALES.items() if n <= SCALES[scale]):
-                stats = writer.write(families(family, threads - have, seed, Shape()))
-                family, have = family + stats.families, have + stats.threads
+                if not reuse:
+                    stats = writer.write(families(family, threads - have, seed, Shape()))
+                    family, have = family + stats.families, have + stats.threads
                 step = Step(label, _threads(driver))
-                typer.echo(f"{label}: {step.threads:,} threads written", err=True)
+                typer.echo(f"{label}: {step.threads:,} threads in the workspace", err=True)
                 if label not in measured:
                     continue
                 one_step(driver, step, folder, env, seed)
@@ -290,6 +299,18 @@ def _measured(measure: str | None, scale: str) -> set[str]:
     if not chosen or not chosen <= set(steps):
         raise typer.BadParameter(f"--measure takes steps among {', '.join(steps)}")
     return chosen
+
+
+def _reused(driver: Driver, scale: str, measured: set[str]) -> set[str]:
+    """--reuse measures the workspace as it is: only --scale's step, which it must hold."""
+    if measured != {scale}:
+        raise typer.BadParameter(f"--reuse measures one step: --measure {scale}")
+    if _threads(driver) < SCALES[scale]:
+        raise typer.BadParameter(
+            f"--reuse needs workspace {WORKSPACE!r} to hold {SCALES[scale]:,} threads "
+            f"(it holds {_threads(driver):,}): run without --reuse first"
+        )
+    return measured
 
 
 def _load() -> str:

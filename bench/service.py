@@ -52,9 +52,14 @@ def free_port() -> int:
 
 
 def start_neo4j(
-    home: Path, scale: str, heap: str | None = None, pagecache: str | None = None
+    home: Path,
+    scale: str,
+    heap: str | None = None,
+    pagecache: str | None = None,
+    keep_data: bool = False,
 ) -> LocalNeo4j:
-    """A fresh throwaway Neo4j for this run: empty data folder, free ports, auth off."""
+    """A throwaway Neo4j for this run: free ports, auth off, and an empty data folder
+    (`keep_data`: the one an earlier run left)."""
     default_heap, default_pagecache = MEMORY.get(scale, MEMORY["100k"])
     instance = LocalNeo4j(
         home,
@@ -70,7 +75,8 @@ def start_neo4j(
             f"A bench Neo4j already runs from {home} (pid {instance.running_pid()}): stop it "
             "or pass --neo4j-uri."
         )
-    shutil.rmtree(home / "data", ignore_errors=True)
+    if not keep_data:
+        shutil.rmtree(home / "data", ignore_errors=True)
     instance.start()
     return instance
 

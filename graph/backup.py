@@ -166,7 +166,7 @@ class _Reader:
 
     async def _everything(self, pass_: Pass, total: int) -> None:
         """The first pass: every thread's bundle, page by page, every receipt and limit."""
-        after: str | None = None
+        after = ""  # before every id
         threads = 0
         while True:
             page = await self._read(self._thread_page, after)
@@ -175,7 +175,7 @@ class _Reader:
             await self._read(self._bundles, page, pass_)
             threads, after = threads + len(page), page[-1]
             self.say(Step("reading", threads=threads, total=total, lines=pass_.lines))
-        receipt: str | None = None
+        receipt = ""
         while True:
             last = await self._read(self._receipts, pass_, after=receipt)
             if last is None:
@@ -259,7 +259,7 @@ class _Reader:
             into[kind].append(row["id"])
         return found
 
-    async def _thread_page(self, tx: Tx, after: str | None) -> list[str]:
+    async def _thread_page(self, tx: Tx, after: str) -> list[str]:
         rows = await tx.rows(
             "backup/thread_ids", workspace=self._workspace, after=after, page=THREAD_PAGE
         )
