@@ -266,10 +266,10 @@ def backups(
                 if not reuse:
                     stats = writer.write(families(family, threads - have, seed, Shape()))
                     family, have = family + stats.families, have + stats.threads
-                step = Step(label, _threads(driver))
-                typer.echo(f"{label}: {step.threads:,} threads in the workspace", err=True)
                 if label not in measured:
                     continue
+                step = Step(label, _threads(driver))
+                typer.echo(f"{label}: {step.threads:,} threads in the workspace", err=True)
                 one_step(driver, step, folder, env, seed)
                 steps.append(step)
                 typer.echo("\n".join(report(steps[-1:], {})[4:]), err=True)

@@ -244,6 +244,20 @@ async def test_threads_page_by_keyset(gql: GraphQLClient) -> None:
     await gql.refused("INVALID_INPUT", "{ threads(first: 100000) { edges { cursor } } }")
 
 
+async def test_threads_page_through_threads_made_at_one_instant(
+    gql: GraphQLClient, store: Store
+) -> None:
+    ids = [await new_thread(gql, f"t{n}") for n in range(5)]
+
+    async def same_instant(tx: Tx) -> None:
+        await tx.rows("testing/same_instant", ids=ids[1:4])
+
+    await store.write(same_instant)
+    older = [*sorted(ids[1:4]), ids[0], ids[4]]  # the instant is before today
+    assert await every_page(gql, newest_first=False) == older
+    assert await every_page(gql, newest_first=True) == older[::-1]
+
+
 async def test_fail_run_is_history_summarised_as_failure(gql: GraphQLClient) -> None:
     thread = await new_thread(gql)
     started = await start(gql, thread, "codex", "try the migration")
