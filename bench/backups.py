@@ -25,6 +25,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,8 +88,9 @@ class Step:
         return self.restore.seconds * 1000 / self.threads
 
 
-def threadline(args: list[str], env: dict[str, str]) -> Timed:
-    """`threadline ARGS` as its own process: wall time, peak RSS, its last line. The peak
+def threadline(args: list[str], env: dict[str, str], progress: Path | None = None) -> Timed:
+    """`threadline ARGS` as its own process: wall time, peak RSS, its last line; its
+    progress lines (stderr) into `progress`, each with the time it arrived. The peak
     is the process's own high-water mark (VmHWM), read every `POLL_S` while it runs (the
     kernel's `wait4` account would start from the harness's own size, inherited at fork)."""
     began = time.perf_counter()
@@ -99,13 +101,17 @@ def threadline(args: list[str], env: dict[str, str]) -> Timed:
             [sys.executable, "-m", "api.cli", *args],
             env=env,
             stdout=out,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE if progress else subprocess.DEVNULL,
+            text=True,
         ) as process,
     ):
+        logging = _logged(process, progress, began) if progress else None
         while process.poll() is None:
             found = service.memory_mb(process.pid)
             peak = max(peak, found[0] if found else 0.0)
             time.sleep(POLL_S)
+        if logging is not None:
+            logging.join()
         out.seek(0)
         said = out.read()
     seconds = time.perf_counter() - began
@@ -113,6 +119,22 @@ def threadline(args: list[str], env: dict[str, str]) -> Timed:
         raise service.ServiceError(f"threadline {' '.join(args)} failed: {said[-2000:]}")
     lines = said.strip().splitlines()
     return Timed(seconds, peak, lines[-1] if lines else "")
+
+
+def _logged(process: subprocess.Popen[str], into: Path, began: float) -> threading.Thread:
+    """A thread that writes the process's stderr lines into `into`, each after the seconds
+    since `began`: the phases of a long command, as they went."""
+
+    def copy() -> None:
+        assert process.stderr is not None
+        with into.open("w") as log:
+            for line in process.stderr:
+                log.write(f"{time.perf_counter() - began:9.1f} s  {line}")
+                log.flush()
+
+    thread = threading.Thread(target=copy, daemon=True)
+    thread.start()
+    return thread
 
 
 def counted(driver: Driver, workspace: str) -> dict[str, int]:
@@ -163,11 +185,16 @@ def _kept(props: dict[str, Any]) -> dict[str, Any]:
 
 def one_step(driver: Driver, step: Step, folder: Path, env: dict[str, str], seed: int) -> None:
     file = folder / f"bench-{step.label}.jsonl"
-    step.backup = threadline(["backup", "--workspace", WORKSPACE, str(file)], env)
+    logs = folder / f"bench-{step.label}"
+    step.backup = threadline(
+        ["backup", "--workspace", WORKSPACE, str(file)], env, Path(f"{logs}.backup.log")
+    )
     step.snapshot_mb = file.stat().st_size / 2**20
     with file.open("rb") as lines:
         step.lines = sum(1 for _ in lines)
-    step.restore = threadline(["restore", str(file), "--as-workspace", COPY], env)
+    step.restore = threadline(
+        ["restore", str(file), "--as-workspace", COPY], env, Path(f"{logs}.restore.log")
+    )
     step.counts = counted(driver, WORKSPACE)
     copied = counted(driver, COPY)
     step.differences = [
@@ -177,7 +204,6 @@ def one_step(driver: Driver, step: Step, folder: Path, env: dict[str, str], seed
     ]
     step.sampled, unequal = sampled(driver, random.Random(seed))
     step.differences += unequal
-    wipe(driver, "neo4j", COPY)
     file.unlink()
 
 
@@ -255,6 +281,8 @@ def backups(
     try:
         with GraphDatabase.driver(uri, auth=auth) as driver:
             facts = {**machine(), **versions(driver, "neo4j"), "load average at start": _load()}
+            if _restore_left(driver):
+                threadline(["restore", "--discard", COPY], env)
             for workspace in (WORKSPACE, COPY) if not reuse else (COPY,):
                 wipe(driver, "neo4j", workspace)
             threadline(["migrate"], env)  # the schema a serving Threadline has
@@ -276,6 +304,7 @@ def backups(
                 if output is not None:  # each step as it ends: a long run may be stopped
                     so_far = {**facts, "steps done": ", ".join(s.label for s in steps)}
                     output.write_text("\n".join(report(steps, so_far)) + "\n")
+                wipe(driver, "neo4j", COPY)  # after the report: at 100k it takes a while
     finally:
         if instance is not None:
             instance.stop()
@@ -316,6 +345,13 @@ def _reused(driver: Driver, scale: str, measured: set[str]) -> set[str]:
 def _load() -> str:
     """The 1, 5 and 15 minute load averages: the box is shared, and its figures with it."""
     return " / ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def _restore_left(driver: Driver) -> bool:
+    records, _, _ = driver.execute_query(
+        queries.load("backups/restore_left"), workspace=COPY, database_="neo4j"
+    )
+    return bool(records[0]["left"])
 
 
 def _threads(driver: Driver) -> int:
