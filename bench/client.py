@@ -81,6 +81,9 @@ query($id: ID!) {
 # Full-text search as an agent asks it: two words most generated threads hold.
 SEARCH = """query($q: String!, $first: Int) { search(query: $q, first: $first) {
   thread { id } runOrdinal index score } }"""
+# The thread list a UI opens on: the newest page of the workspace's threads.
+THREADS_PAGE = """query($first: Int) { threads(first: $first, newestFirst: true) {
+  edges { node { id } } pageInfo { hasNextPage } } }"""
 LINEAGE = """
 query($id: ID!, $depth: Int!) {
   lineage(threadId: $id, direction: BOTH, depth: $depth) {

@@ -26,6 +26,7 @@ from bench.client import (
     LINEAGE,
     SEARCH,
     THREAD_COVERAGE,
+    THREADS_PAGE,
     BenchError,
     Cycle,
     GraphQL,
@@ -166,6 +167,37 @@ async def search_read(gql: GraphQL, raw: Raw, workspace: str, samples: int) -> S
         direct.append(seconds)
     assert counted.round_trips is not None
     return Sampled(service, direct, counted.round_trips, answer, {"hits": rows})
+
+
+PAGE_FIRST = 20
+
+
+async def threads_page_read(gql: GraphQL, raw: Raw, workspace: str, samples: int) -> Sampled:
+    """`threads(first: 20, newestFirst: true)` and the same page over the raw driver."""
+    for _ in range(2):
+        await gql(THREADS_PAGE, first=PAGE_FIRST)
+        await raw.read("baseline/threads_page", workspace=workspace, first=PAGE_FIRST)
+    answer, counted = await timed_query(gql, True, THREADS_PAGE, first=PAGE_FIRST)
+    service: list[float] = []
+    direct: list[float] = []
+    rows: list[dict[str, Any]] = []
+    for _ in range(samples):
+        answer, timed = await timed_query(gql, False, THREADS_PAGE, first=PAGE_FIRST)
+        service.append(timed.seconds)
+        rows, seconds = await raw.read(
+            "baseline/threads_page", workspace=workspace, first=PAGE_FIRST
+        )
+        direct.append(seconds)
+    assert counted.round_trips is not None
+    return Sampled(service, direct, counted.round_trips, answer, {"ids": [r["id"] for r in rows]})
+
+
+def threads_page_problems(answer: dict[str, Any], row: dict[str, Any], what: str) -> list[str]:
+    """The service's page against the raw one: the same threads, in the same order."""
+    mine = [edge["node"]["id"] for edge in answer["threads"]["edges"]]
+    if mine != row["ids"]:
+        return [f"{what}: the newest page of threads differs between GraphQL and the raw read"]
+    return []
 
 
 def search_problems(answer: dict[str, Any], row: dict[str, Any], what: str) -> list[str]:

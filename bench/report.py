@@ -117,6 +117,7 @@ def _targets(results: Results) -> list[str]:
             ("lineage", low_step.lineage, high_step.lineage),
             ("coverage (`thread` read)", low_step.coverage, high_step.coverage),
             ("search", low_step.search, high_step.search),
+            ("newest page of threads", low_step.threads_page, high_step.threads_page),
         )
         for what, small, large in pairs:
             if small is None or large is None:
@@ -244,6 +245,7 @@ def _scales(steps: list[ScaleStep]) -> list[str]:
             ("lineage", step.lineage, step.lineage_round_trips, f"{step.lineage_nodes} threads"),
             ("coverage", step.coverage, step.coverage_round_trips, f"{step.coverage_runs} runs"),
             ("search", step.search, step.search_round_trips, f"{step.search_hits} hits"),
+            ("threads", step.threads_page, step.threads_page_round_trips, "20 threads"),
         ):
             if pair is not None:
                 rows.append(((step.label, what, answer), pair, trips))
@@ -251,7 +253,8 @@ def _scales(steps: list[ScaleStep]) -> list[str]:
         "`lineage(depth: 20)` of the probe family (a fork chain 20 deep with a subagent on "
         "every level) and the `thread` read of its 50-run root, written with the bulk data; "
         '`search(query: "refactor payments", first: 20)` over every generated thread '
-        "(two words most of them hold).",
+        "(two words most of them hold); `threads(first: 20, newestFirst: true)`, the list a "
+        "UI opens on.",
         ("step", "read", "answer"),
         rows,
     )

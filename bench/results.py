@@ -83,6 +83,8 @@ class ScaleStep:
     search: Pair | None = None
     search_round_trips: int | None = None
     search_hits: int = 0
+    threads_page: Pair | None = None
+    threads_page_round_trips: int | None = None
 
 
 @dataclass

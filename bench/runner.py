@@ -385,6 +385,10 @@ async def _scale_reads(
     step.search_hits = len(search.answer["search"])
     results.integrity += measure.search_problems(search.answer, search.row, where)
     results.integrity_checked += 1
+    page = await measure.threads_page_read(gql, raw, config.workspace, config.lineage_samples)
+    step.threads_page, step.threads_page_round_trips = page.pair(), page.round_trips
+    results.integrity += measure.threads_page_problems(page.answer, page.row, where)
+    results.integrity_checked += 1
     for family in kept:  # generated threads read back as the generator meant them
         for thread in family.threads:
             read = await measure.thread_read(gql, raw, config.workspace, thread.id, 1, warmup=0)
