@@ -69,26 +69,53 @@ class Sampled:
         return Pair(Stat.of(self.service), Stat.of(self.raw))
 
 
-async def thread_read(
-    gql: GraphQL, raw: Raw, workspace: str, thread_id: str, samples: int, warmup: int = 2
+async def paired(
+    gql: GraphQL,
+    raw: Raw,
+    read: tuple[str, dict[str, Any]],
+    baseline: tuple[str, dict[str, Any]],
+    samples: int,
+    row: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    warmup: int = 2,
 ) -> Sampled:
-    """The issue's thread read and its raw equivalent, interleaved."""
-    for _ in range(warmup):  # plans compiled, caches warm
-        await gql(THREAD_COVERAGE, id=thread_id)
-        await raw.read("baseline/thread_coverage", workspace=workspace, threadId=thread_id)
-    answer, counted = await timed_query(gql, True, THREAD_COVERAGE, id=thread_id)
+    """A GraphQL `read` (query, variables) and its `baseline` statement (name, parameters)
+    over the raw driver, interleaved after `warmup` rounds (plans compiled, caches warm);
+    the raw answer as `row` makes it of its rows."""
+    query, variables = read
+    statement, params = baseline
+    for _ in range(warmup):
+        await gql(query, **variables)
+        await raw.read(statement, **params)
+    answer, counted = await timed_query(gql, True, query, **variables)
     service: list[float] = []
     direct: list[float] = []
     rows: list[dict[str, Any]] = []
     for _ in range(samples):
-        answer, timed = await timed_query(gql, False, THREAD_COVERAGE, id=thread_id)
+        answer, timed = await timed_query(gql, False, query, **variables)
         service.append(timed.seconds)
-        rows, seconds = await raw.read(
-            "baseline/thread_coverage", workspace=workspace, threadId=thread_id
-        )
+        rows, seconds = await raw.read(statement, **params)
         direct.append(seconds)
     assert counted.round_trips is not None
-    return Sampled(service, direct, counted.round_trips, answer, rows[0])
+    return Sampled(service, direct, counted.round_trips, answer, row(rows))
+
+
+def _first(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return rows[0]
+
+
+async def thread_read(
+    gql: GraphQL, raw: Raw, workspace: str, thread_id: str, samples: int, warmup: int = 2
+) -> Sampled:
+    """The issue's thread read and its raw equivalent, interleaved."""
+    return await paired(
+        gql,
+        raw,
+        (THREAD_COVERAGE, {"id": thread_id}),
+        ("baseline/thread_coverage", {"workspace": workspace, "threadId": thread_id}),
+        samples,
+        _first,
+        warmup,
+    )
 
 
 def thread_answer_problems(answer: dict[str, Any], row: dict[str, Any], what: str) -> list[str]:
@@ -124,20 +151,14 @@ def expected_thread_problems(answer: dict[str, Any], record: ThreadRecord, what:
 async def lineage_read(
     gql: GraphQL, raw: Raw, workspace: str, thread_id: str, samples: int
 ) -> Sampled:
-    for _ in range(2):
-        await gql(LINEAGE, id=thread_id, depth=LINEAGE_DEPTH)
-        await raw.read("baseline/lineage", workspace=workspace, threadId=thread_id)
-    answer, counted = await timed_query(gql, True, LINEAGE, id=thread_id, depth=LINEAGE_DEPTH)
-    service: list[float] = []
-    direct: list[float] = []
-    rows: list[dict[str, Any]] = []
-    for _ in range(samples):
-        answer, timed = await timed_query(gql, False, LINEAGE, id=thread_id, depth=LINEAGE_DEPTH)
-        service.append(timed.seconds)
-        rows, seconds = await raw.read("baseline/lineage", workspace=workspace, threadId=thread_id)
-        direct.append(seconds)
-    assert counted.round_trips is not None
-    return Sampled(service, direct, counted.round_trips, answer, rows[0])
+    return await paired(
+        gql,
+        raw,
+        (LINEAGE, {"id": thread_id, "depth": LINEAGE_DEPTH}),
+        ("baseline/lineage", {"workspace": workspace, "threadId": thread_id}),
+        samples,
+        _first,
+    )
 
 
 SEARCH_QUERY = "refactor payments"
@@ -153,20 +174,14 @@ async def search_read(gql: GraphQL, raw: Raw, workspace: str, samples: int) -> S
         "candidates": searching.candidates(SEARCH_FIRST),
         "first": SEARCH_FIRST,
     }
-    for _ in range(2):
-        await gql(SEARCH, q=SEARCH_QUERY, first=SEARCH_FIRST)
-        await raw.read("baseline/search", **params)
-    answer, counted = await timed_query(gql, True, SEARCH, q=SEARCH_QUERY, first=SEARCH_FIRST)
-    service: list[float] = []
-    direct: list[float] = []
-    rows: list[dict[str, Any]] = []
-    for _ in range(samples):
-        answer, timed = await timed_query(gql, False, SEARCH, q=SEARCH_QUERY, first=SEARCH_FIRST)
-        service.append(timed.seconds)
-        rows, seconds = await raw.read("baseline/search", **params)
-        direct.append(seconds)
-    assert counted.round_trips is not None
-    return Sampled(service, direct, counted.round_trips, answer, {"hits": rows})
+    return await paired(
+        gql,
+        raw,
+        (SEARCH, {"q": SEARCH_QUERY, "first": SEARCH_FIRST}),
+        ("baseline/search", params),
+        samples,
+        lambda rows: {"hits": rows},
+    )
 
 
 PAGE_FIRST = 20
@@ -174,22 +189,14 @@ PAGE_FIRST = 20
 
 async def threads_page_read(gql: GraphQL, raw: Raw, workspace: str, samples: int) -> Sampled:
     """`threads(first: 20, newestFirst: true)` and the same page over the raw driver."""
-    for _ in range(2):
-        await gql(THREADS_PAGE, first=PAGE_FIRST)
-        await raw.read("baseline/threads_page", workspace=workspace, first=PAGE_FIRST)
-    answer, counted = await timed_query(gql, True, THREADS_PAGE, first=PAGE_FIRST)
-    service: list[float] = []
-    direct: list[float] = []
-    rows: list[dict[str, Any]] = []
-    for _ in range(samples):
-        answer, timed = await timed_query(gql, False, THREADS_PAGE, first=PAGE_FIRST)
-        service.append(timed.seconds)
-        rows, seconds = await raw.read(
-            "baseline/threads_page", workspace=workspace, first=PAGE_FIRST
-        )
-        direct.append(seconds)
-    assert counted.round_trips is not None
-    return Sampled(service, direct, counted.round_trips, answer, {"ids": [r["id"] for r in rows]})
+    return await paired(
+        gql,
+        raw,
+        (THREADS_PAGE, {"first": PAGE_FIRST}),
+        ("baseline/threads_page", {"workspace": workspace, "first": PAGE_FIRST}),
+        samples,
+        lambda rows: {"ids": [row["id"] for row in rows]},
+    )
 
 
 def threads_page_problems(answer: dict[str, Any], row: dict[str, Any], what: str) -> list[str]:
