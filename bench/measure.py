@@ -167,10 +167,11 @@ SEARCH_FIRST = 20
 
 async def search_read(gql: GraphQL, raw: Raw, workspace: str, samples: int) -> Sampled:
     """`search(query, first: 20)` and the same full-text query over the raw driver."""
-    words = searching.words(SEARCH_QUERY)
+    queries = searching.lucene(workspace, searching.words(SEARCH_QUERY), None)
+    assert queries is not None  # without kinds every field is searched
     params = {
         "workspace": workspace,
-        "lucene": searching.lucene(workspace, words, None),
+        **queries.model_dump(),
         "candidates": searching.candidates(SEARCH_FIRST),
         "first": SEARCH_FIRST,
     }

@@ -30,6 +30,7 @@ from graph.history import NodeKind, Timeline
 from graph.models import (
     DIGEST_VERSION,
     EventNode,
+    FieldQueries,
     HandoffNode,
     Lineage,
     LineageEdge,
@@ -335,7 +336,7 @@ async def threads_page(
 async def search(
     tx: Tx,
     workspace: str,
-    lucene: str,
+    lucene: FieldQueries,
     kinds: list[RunItemKind] | None,
     first: int,
     candidates: int,
@@ -344,7 +345,7 @@ async def search(
     rows = await tx.rows(
         "search/hits",
         workspace=workspace,
-        lucene=lucene,
+        **lucene.model_dump(),
         kinds=[kind.value for kind in kinds] if kinds is not None else None,
         first=first,
         candidates=candidates,

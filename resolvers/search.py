@@ -1,4 +1,4 @@
-"""Full-text search: the Lucene query a search runs and the snippet a hit shows (docs/MODEL.md,
+"""Full-text search: the Lucene queries a search runs and the snippet a hit shows (docs/MODEL.md,
 "Search").
 
 A query is its words (letters, digits and `_`, in any case); anything else separates them,
@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from graph.errors import invalid
-from graph.models import RunItemKind
+from graph.models import FieldQueries, RunItemKind
 
 WORD = re.compile(r"\w+")
 MOST_WORDS = 32  # Lucene's clauses stay few: three fields a word
@@ -36,22 +36,27 @@ def words(query: str) -> list[str]:
 
 def lucene(
     workspace: str, searched: Sequence[str], kinds: Sequence[RunItemKind] | None
-) -> str | None:
-    """The index query: the workspace (a phrase, analyzed as the indexed name was; boost 0,
-    so it does not rank), and the words in titles, inputs and item texts; with `kinds`,
-    only inputs (when USER_GOAL is among them) and items of those kinds. None when no hit
-    can match (`kinds` empty): the search answers nothing without asking the index."""
+) -> FieldQueries | None:
+    """The index queries: each requires the workspace (a phrase, analyzed as the indexed
+    name was; boost 0, so it does not rank) and one of the words in its field: titles,
+    inputs, item texts; with `kinds`, only inputs (when USER_GOAL is among them) and items
+    of those kinds. None when no hit can match (`kinds` empty): the search answers nothing
+    without asking the index."""
     if kinds is not None and not kinds:
         return None
     terms = " ".join(searched)
     where = f'+workspace:"{workspace}"^0'
     if kinds is None:
-        return f"{where} +(title:({terms}) input:({terms}) text:({terms}))"
+        return FieldQueries(
+            titles=f"{where} +title:({terms})",
+            inputs=f"{where} +input:({terms})",
+            texts=f"{where} +text:({terms})",
+        )
     named = " ".join(kind.value.lower() for kind in kinds)
-    fields = [f"(+kind:({named})^0 +text:({terms}))"]
-    if RunItemKind.USER_GOAL in kinds:
-        fields.insert(0, f"input:({terms})")
-    return f"{where} +({' '.join(fields)})"
+    return FieldQueries(
+        inputs=f"{where} +input:({terms})" if RunItemKind.USER_GOAL in kinds else None,
+        texts=f"{where} +kind:({named})^0 +text:({terms})",
+    )
 
 
 def candidates(first: int) -> int:

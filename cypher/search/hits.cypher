@@ -1,10 +1,30 @@
-// Full-text hits of a workspace, best first: $lucene (resolvers/search.py) keeps to the
-// workspace and the kinds asked for; Lucene answers at most $candidates nodes, and a hit
-// of a rolled-back run (not in Thread.items) or another workspace (a name that reads as
-// the same words) is dropped here. A thread's title: runOrdinal, index, kind null; a run's
-// input: index -1, kind USER_GOAL; an item: its run's ordinal, its index and kind.
-CALL db.index.fulltext.queryNodes('search_text', $lucene, {limit: $candidates})
-YIELD node, score
+// Full-text hits of a workspace, best first: $titles, $inputs and $texts
+// (resolvers/search.py) each keep to the workspace and search one field (null: not
+// searched); Lucene answers at most $candidates nodes each, and the best $candidates of
+// those are the ones a query over the three fields would answer. A hit of a rolled-back
+// run (not in Thread.items) or another workspace (a name that reads as the same words) is
+// dropped here. A thread's title: runOrdinal, index, kind null; a run's input: index -1,
+// kind USER_GOAL; an item: its run's ordinal, its index and kind.
+CALL () {
+  WITH $titles AS lucene WHERE lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('search_text', lucene, {limit: $candidates})
+  YIELD node, score
+  RETURN node, score
+  UNION ALL
+  WITH $inputs AS lucene WHERE lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('search_text', lucene, {limit: $candidates})
+  YIELD node, score
+  RETURN node, score
+  UNION ALL
+  WITH $texts AS lucene WHERE lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes('search_text', lucene, {limit: $candidates})
+  YIELD node, score
+  RETURN node, score
+}
+WITH node, score
+ORDER BY score DESC
+LIMIT $candidates
+WITH node, score
 WHERE node.workspace = $workspace
 CALL (node) {
   WITH node WHERE node:Thread AND $kinds IS NULL

@@ -118,6 +118,35 @@ async def test_no_hit_from_another_workspace(clients: dict[str, GraphQLClient]) 
     assert [(h["thread"]["title"], h["runOrdinal"]) for h in hits] == [("B retry", None)]
 
 
+async def test_one_query_a_field_ranks_as_one_query_over_the_three_fields(
+    clean_store: Store, clients: dict[str, GraphQLClient]
+) -> None:
+    gql = clients["a"]
+    await seeded(gql)
+    for n in range(6):  # texts of many lengths, so the scores differ
+        await gql('mutation($id: ID!) { createThread(id: $id, title: "retry") { id } }', id=f"t{n}")
+        await run_once(
+            gql,
+            f"t{n}",
+            "codex",
+            "retry " + "word " * n,
+            items=[{"kind": "DECISION", "text": "policy " * (n + 1) + "other " * (6 - n)}],
+        )
+    hits = (await gql(SEARCH, q="retry policy", first=40))["search"]
+    terms = "retry policy"
+    async with clean_store._driver.session() as session:
+        result = await session.run(
+            queries.load("testing/search_one_query"),  # type: ignore[arg-type]
+            lucene=f'+workspace:"ws-a"^0 +(title:({terms}) input:({terms}) text:({terms}))',
+            workspace="ws-a",
+            limit=200,
+        )
+        combined = [(row["text"], row["score"]) async for row in result]
+    assert len(hits) == len(combined) > 12
+    assert sorted(h["score"] for h in hits) == pytest.approx(sorted(s for _, s in combined))
+    assert len({h["score"] for h in hits}) > 3
+
+
 async def test_the_migration_builds_the_index_for_data_written_before_it(
     clean_store: Store, gql: GraphQLClient
 ) -> None:

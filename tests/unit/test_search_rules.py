@@ -1,11 +1,11 @@
-"""Search's pure rules: a query's words, the Lucene query, a hit's snippet."""
+"""Search's pure rules: a query's words, the Lucene queries, a hit's snippet."""
 
 from __future__ import annotations
 
 import pytest
 
 from graph.errors import ThreadlineError
-from graph.models import RunItemKind
+from graph.models import FieldQueries, RunItemKind
 from resolvers.search import MOST_WORDS, lucene, snippet, words
 
 
@@ -27,16 +27,19 @@ def test_words_are_letters_and_digits_lowercased_once_each() -> None:
         words(" ".join(f"w{n}" for n in range(MOST_WORDS + 1)))
 
 
-def test_the_lucene_query_keeps_to_the_workspace_and_kinds() -> None:
-    assert lucene("ws-a", ["retry", "policy"], None) == (
-        '+workspace:"ws-a"^0 +(title:(retry policy) input:(retry policy) text:(retry policy))'
+def test_the_lucene_queries_keep_to_the_workspace_and_kinds_one_field_each() -> None:
+    assert lucene("ws-a", ["retry", "policy"], None) == FieldQueries(
+        titles='+workspace:"ws-a"^0 +title:(retry policy)',
+        inputs='+workspace:"ws-a"^0 +input:(retry policy)',
+        texts='+workspace:"ws-a"^0 +text:(retry policy)',
     )
-    assert lucene("ws-a", ["retry"], [RunItemKind.DECISION]) == (
-        '+workspace:"ws-a"^0 +((+kind:(decision)^0 +text:(retry)))'
+    assert lucene("ws-a", ["retry"], [RunItemKind.DECISION]) == FieldQueries(
+        texts='+workspace:"ws-a"^0 +kind:(decision)^0 +text:(retry)'
     )
     with_inputs = lucene("ws", ["retry"], [RunItemKind.USER_GOAL, RunItemKind.COMMAND])
-    assert with_inputs == (
-        '+workspace:"ws"^0 +(input:(retry) (+kind:(user_goal command)^0 +text:(retry)))'
+    assert with_inputs == FieldQueries(
+        inputs='+workspace:"ws"^0 +input:(retry)',
+        texts='+workspace:"ws"^0 +kind:(user_goal command)^0 +text:(retry)',
     )
 
 

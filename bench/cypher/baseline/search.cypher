@@ -1,8 +1,24 @@
 // Baseline read: the hits of `search(query, first: 20)` (no kinds): the same full-text
-// index and Lucene query (resolvers/search.py builds it), the same place of each hit, in
-// one query. A thread's title: runOrdinal and index null; a run's input: index -1.
-CALL db.index.fulltext.queryNodes('search_text', $lucene, {limit: $candidates})
-YIELD node, score
+// index and Lucene queries, one a field (resolvers/search.py builds them), the best
+// $candidates of the three, the same place of each hit, in one query. A thread's title:
+// runOrdinal and index null; a run's input: index -1.
+CALL () {
+  CALL db.index.fulltext.queryNodes('search_text', $titles, {limit: $candidates})
+  YIELD node, score
+  RETURN node, score
+  UNION ALL
+  CALL db.index.fulltext.queryNodes('search_text', $inputs, {limit: $candidates})
+  YIELD node, score
+  RETURN node, score
+  UNION ALL
+  CALL db.index.fulltext.queryNodes('search_text', $texts, {limit: $candidates})
+  YIELD node, score
+  RETURN node, score
+}
+WITH node, score
+ORDER BY score DESC
+LIMIT $candidates
+WITH node, score
 WHERE node.workspace = $workspace
 CALL (node) {
   WITH node WHERE node:Thread
