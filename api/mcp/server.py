@@ -154,7 +154,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
             tools.SEARCH,
             given(
                 query=query,
-                kinds=[kind.value for kind in kinds] if kinds else None,
+                kinds=[kind.value for kind in kinds] if kinds is not None else None,
                 first=first,
             ),
         )
@@ -178,7 +178,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
                 id=thread_id,
                 first=first,
                 after=after,
-                kinds=[kind.value for kind in kinds] if kinds else None,
+                kinds=[kind.value for kind in kinds] if kinds is not None else None,
                 runOrdinals=run_ordinals,
             ),
         )

@@ -1,10 +1,12 @@
 // Full-text hits of a workspace, best first: $titles, $inputs and $texts
 // (resolvers/search.py) each keep to the workspace and search one field (null: not
 // searched); Lucene answers at most $candidates nodes each, and the best $candidates of
-// those are the ones a query over the three fields would answer. A hit of a rolled-back
-// run (not in Thread.items) or another workspace (a name that reads as the same words) is
-// dropped here. A thread's title: runOrdinal, index, kind null; a run's input: index -1,
-// kind USER_GOAL; an item: its run's ordinal, its index and kind.
+// those are the ones a query over the three fields would answer. A node the workspace
+// clause alone matched (score 0: the index holds none of the query's words, such as `_`)
+// is no hit; nor is one of a rolled-back run (not in Thread.items) or of another
+// workspace (a name that reads as the same words). A thread's title: runOrdinal, index,
+// kind null; a run's input: index -1, kind USER_GOAL; an item: its run's ordinal, its
+// index and kind.
 CALL () {
   WITH $titles AS lucene WHERE lucene IS NOT NULL
   CALL db.index.fulltext.queryNodes('search_text', lucene, {limit: $candidates})
@@ -25,7 +27,7 @@ WITH node, score
 ORDER BY score DESC
 LIMIT $candidates
 WITH node, score
-WHERE node.workspace = $workspace
+WHERE score > 0 AND node.workspace = $workspace
 CALL (node) {
   WITH node WHERE node:Thread AND $kinds IS NULL
   RETURN node.id AS threadId, null AS runOrdinal, null AS index, null AS kind,

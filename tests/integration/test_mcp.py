@@ -190,6 +190,16 @@ async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None
         for h in hits
     ] == found["search"]
     assert hits and all(h["thread"]["id"] == ids["thread"] for h in hits)
+    # An empty list of kinds names no kind, as in GraphQL: nothing, not every kind.
+    assert await call(client, "search", query="LRU cache", kinds=[]) == []
+    none_read = await call(client, "thread_read", thread_id=ids["thread"], kinds=[])
+    none_truth = await gql(
+        "query($id: ID!) { thread(id: $id) { items(kinds: []) { edges { node { index } } } } }",
+        id=ids["thread"],
+    )
+    assert [e["node"]["index"] for e in none_read["items"]["edges"]] == [
+        e["node"]["index"] for e in none_truth["thread"]["items"]["edges"]
+    ]
 
     read = await call(client, "thread_read", thread_id=ids["thread"], kinds=["DECISION"])
     truth = await gql(

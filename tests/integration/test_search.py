@@ -100,6 +100,10 @@ async def test_hits_are_ranked_with_their_place_and_a_snippet(
 
     assert len((await gql(SEARCH, q="retry policy", first=2))["search"]) == 2
     assert (await gql(SEARCH, q="nothing-like-this"))["search"] == []
+    # Words of a query the index holds no word for match nothing (not every text).
+    for unindexed in ("_", "_ __", "½", "²"):
+        assert (await gql(SEARCH, q=unindexed, first=50))["search"] == [], unindexed
+    assert (await gql(SEARCH, q="_", kinds=["DECISION"]))["search"] == []
     assert (await gql(SEARCH, q="jitter", kinds=[], first=None))["search"] == []  # no kinds
 
 

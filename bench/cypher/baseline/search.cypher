@@ -19,7 +19,7 @@ WITH node, score
 ORDER BY score DESC
 LIMIT $candidates
 WITH node, score
-WHERE node.workspace = $workspace
+WHERE score > 0 AND node.workspace = $workspace
 CALL (node) {
   WITH node WHERE node:Thread
   RETURN node.id AS threadId, null AS runOrdinal, null AS index
