@@ -21,6 +21,7 @@ SNIPPET_CHARS = 160
 # Lucene is asked for this many nodes a hit: room for the hits the statement drops.
 CANDIDATES_PER_HIT = 4
 CANDIDATES_MORE = 20
+WIDER = 10  # the second read, for a page the first left short
 
 
 def words(query: str) -> list[str]:
@@ -61,6 +62,17 @@ def lucene(
 
 def candidates(first: int) -> int:
     return first * CANDIDATES_PER_HIT + CANDIDATES_MORE
+
+
+def candidates_again(first: int, found: int) -> int | None:
+    """How many nodes to ask Lucene for a second time when the first answer held only
+    `found` hits of the `first` asked for (the statement dropped more than it kept:
+    hits of rolled-back runs, of another workspace); None when the page is full. One
+    more read at most: a page is short after it only when more than this many of the
+    best matches were dropped."""
+    if found >= first:
+        return None
+    return candidates(first) * WIDER
 
 
 def snippet(text: str, searched: Sequence[str], chars: int = SNIPPET_CHARS) -> str:

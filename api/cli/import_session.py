@@ -65,14 +65,14 @@ def import_file(
     from api.cli.demo_client import DemoError, in_process, remote
     from api.cli.target import quiet_driver_notifications, service_to_use
     from graph.runtime.local_neo4j import LocalNeo4jError
-    from resolvers.imports.detect import detect
+    from resolvers.imports.detect import decoded, detect
     from resolvers.imports.pieces import pieces
     from resolvers.imports.writes import parse
 
     settings = checked.settings()
     quiet_driver_notifications()
-    content = file.read_text(encoding="utf-8")
     try:
+        content = decoded(file.read_bytes())
         session_format = fmt.session_format if fmt is not None else detect(content)
         parsed = parse(session_format, content)
         # A JSON document is sent whole; a file of JSON lines in pieces of whole runs.

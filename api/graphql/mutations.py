@@ -32,7 +32,7 @@ from api.graphql.nodes import (
 )
 from api.graphql.providers import ProviderLimit
 from graph import models
-from resolvers.imports.detect import detect
+from resolvers.imports.detect import detect, without_bom
 from resolvers.imports.writes import Imported
 from resolvers.lineage.rollback import RollbackDecision
 from resolvers.start.decision import StartRequest
@@ -289,6 +289,7 @@ class Mutation:
         title: str | None = None,
         command_id: str | None = None,
     ) -> SessionImport:
+        content = without_bom(content)
         chosen = models.SessionFormat(format) if format is not None else detect(content)
         args = {
             "format": chosen.value,

@@ -82,7 +82,11 @@ class Query:
             return []
 
         async def work(tx: Tx) -> list[models.SearchText]:
-            return await repo.search(tx, workspace, lucene, kinds, size, search.candidates(size))
+            found = await repo.search(tx, workspace, lucene, kinds, size, search.candidates(size))
+            wider = search.candidates_again(size, len(found))
+            if wider is None:
+                return found
+            return await repo.search(tx, workspace, lucene, kinds, size, wider)
 
         found = await info.context.store.read(work)
         return list(await asyncio.gather(*(SearchHit.of(info, f, searched) for f in found)))

@@ -20,6 +20,25 @@ from graph.errors import invalid
 from graph.models import SessionFormat
 
 SNIFF_LINES = 50
+BYTE_ORDER_MARK = "\ufeff"
+
+
+def without_bom(content: str) -> str:
+    """The content without a leading byte-order mark: an editor that saved the file with
+    one changed nothing of the session."""
+    return content.removeprefix(BYTE_ORDER_MARK)
+
+
+def decoded(raw: bytes) -> str:
+    """A session file's bytes as text: UTF-8, a byte-order mark dropped; INVALID_INPUT for
+    bytes that are not UTF-8 (every format is UTF-8 JSON), naming where."""
+    try:
+        return without_bom(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise invalid(
+            f"The file is not UTF-8 text (byte {error.start}): no session format this service "
+            "reads is."
+        ) from error
 
 
 def detect(content: str) -> SessionFormat:

@@ -151,6 +151,22 @@ async def test_one_query_a_field_ranks_as_one_query_over_the_three_fields(
     assert len({h["score"] for h in hits}) > 3
 
 
+async def test_hits_of_rolled_back_runs_do_not_hide_the_live_ones(
+    clients: dict[str, GraphQLClient],
+) -> None:
+    gql = clients["a"]
+    await gql('mutation { createThread(id: "t", title: "Burrows") { id } }')
+    long = "We chose to keep the pangolin as the mascot " + "and more words " * 20
+    await run_once(gql, "t", "codex", "pick a mascot", items=[{"kind": "DECISION", "text": long}])
+    for _ in range(2):  # short texts, so each ranks above the live decision
+        await run_once(
+            gql, "t", "codex", "again", items=[{"kind": "TODO", "text": "pangolin"}] * 60
+        )
+    await gql('mutation { rollbackThread(threadId: "t", toRunOrdinal: 1) { thread { id } } }')
+    hits = (await gql(SEARCH, q="pangolin", first=5))["search"]
+    assert [(h["runOrdinal"], h["index"], h["kind"]) for h in hits] == [(1, 0, "DECISION")]
+
+
 async def test_the_migration_builds_the_index_for_data_written_before_it(
     clean_store: Store, gql: GraphQLClient
 ) -> None:

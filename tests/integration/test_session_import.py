@@ -238,6 +238,15 @@ async def test_each_format_is_told_from_its_content(
         assert parsed.runs[0].input[:40] in nxt["contextText"]
 
 
+async def test_a_file_saved_with_a_byte_order_mark_is_the_same_session(
+    gql: GraphQLClient,
+) -> None:
+    content = text("generated/gemini-refactor.json")
+    made = (await gql(DETECTED, content="\ufeff" + content))["importSession"]
+    assert made["providerThread"]["provider"] == "gemini"
+    assert made["importedRuns"] == len(parse(detect(content), content).runs) > 0
+
+
 async def test_content_of_no_format_or_of_two_names_the_candidates(gql: GraphQLClient) -> None:
     nothing = await gql.refused("INVALID_INPUT", DETECTED, content='{"hello": "world"}\n')
     for each in ("CLAUDE_CODE_JSONL", "CODEX_ROLLOUT_JSONL", "GEMINI_CLI_JSON"):

@@ -6,7 +6,7 @@ import pytest
 
 from graph.errors import ThreadlineError
 from graph.models import FieldQueries, RunItemKind
-from resolvers.search import MOST_WORDS, lucene, snippet, words
+from resolvers.search import MOST_WORDS, candidates, candidates_again, lucene, snippet, words
 
 
 def test_words_are_letters_and_digits_lowercased_once_each() -> None:
@@ -57,3 +57,10 @@ def test_a_snippet_holds_the_first_match_and_says_where_it_was_cut() -> None:
 
 def test_no_kinds_asks_the_index_nothing() -> None:
     assert lucene("ws", ["retry"], []) is None
+
+
+def test_a_short_page_asks_once_more_for_ten_times_the_candidates() -> None:
+    assert candidates(20) == 100
+    assert candidates_again(20, 20) is None
+    assert candidates_again(20, 3) == 1000
+    assert candidates_again(5, 0) == 400
