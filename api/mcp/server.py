@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from importlib.metadata import version
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import (
@@ -26,7 +27,7 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 from starlette.responses import PlainTextResponse
 from starlette.types import Receive, Scope, Send
 
@@ -48,6 +49,11 @@ COMMAND_ID = (
     "command_id: the same id again answers the first call's outcome, without writing twice "
     "(the mutations' commandId)."
 )
+
+
+# GraphQL's Int is 32 bits: a larger number is refused here, naming the tool's argument,
+# rather than by GraphQL naming its own variable.
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
 
 
 def given(**values: Any) -> dict[str, Any]:
@@ -120,7 +126,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
     @tool(tools.LIST_THREADS)
     async def list_threads(
         ctx: Context,
-        first: int | None = None,
+        first: Int32 | None = None,
         after: str | None = None,
         title_contains: str | None = None,
         newest_first: bool | None = None,
@@ -143,7 +149,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         ctx: Context,
         query: str,
         kinds: list[RunItemKind] | None = None,
-        first: int | None = None,
+        first: Int32 | None = None,
     ) -> CallToolResult:
         """Full-text search of the workspace's thread titles, run inputs and items, best
         first. A hit names its thread, run ordinal and item index (-1: the run's input;
@@ -163,10 +169,10 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
     async def thread_read(
         ctx: Context,
         thread_id: str,
-        first: int | None = None,
+        first: Int32 | None = None,
         after: str | None = None,
         kinds: list[RunItemKind] | None = None,
-        run_ordinals: list[int] | None = None,
+        run_ordinals: list[Int32] | None = None,
     ) -> CallToolResult:
         """The thread's canonical items, oldest first, a page at a time, each run's input
         first as its item index -1 (kind USER_GOAL): what a handoff left out (its
@@ -194,7 +200,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         ctx: Context,
         thread_id: str,
         direction: Literal["ANCESTORS", "DESCENDANTS", "BOTH"] | None = None,
-        depth: int | None = None,
+        depth: Int32 | None = None,
     ) -> CallToolResult:
         """The thread's family: ancestors and descendants up to `depth`."""
         return await answer(
@@ -304,7 +310,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         ctx: Context,
         provider: str,
         reason: str,
-        resets_at: str | None = None,
+        resets_at: datetime | None = None,
         run_id: str | None = None,
         command_id: str | None = None,
     ) -> CallToolResult:
@@ -317,7 +323,7 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
             given(
                 provider=provider,
                 reason=reason,
-                resetsAt=resets_at,
+                resetsAt=resets_at.isoformat() if resets_at is not None else None,
                 runId=run_id,
                 commandId=command_id,
             ),
@@ -327,8 +333,8 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
     async def report_usage(
         ctx: Context,
         provider_thread_id: str,
-        context_tokens: int,
-        context_window_tokens: int | None = None,
+        context_tokens: Int32,
+        context_window_tokens: Int32 | None = None,
         command_id: str | None = None,
     ) -> CallToolResult:
         """How full the provider thread's context is now (after a native compaction, say):

@@ -346,6 +346,10 @@ async def the_agents_own_writes(client: Client, gql: GraphQLClient, ids: dict[st
     assert usage["contextUsage"]["contextTokens"] == 1200
     limit = await call(client, "report_limit", provider="claude", reason="5-hour limit")
     assert (limit["provider"], limit["active"]) == ("claude", True)
+    until = await call(
+        client, "report_limit", provider="codex", reason="weekly", resets_at="2030-01-02T03:04:05Z"
+    )
+    assert until["resetsAt"].startswith("2030-01-02T03:04:05")
     submitted = await call(
         client,
         "submit_handoff_summary",
@@ -474,6 +478,13 @@ async def test_arguments_a_tool_does_not_take_are_refused_with_a_code(mcp_api: s
         assert misnamed["code"] == "INVALID_INPUT" and "thread_id" in misnamed["message"]
         unplaced = await failure(client, "fork_thread", source_thread_id="shared")
         assert unplaced["code"] == "INVALID_INPUT" and "run_id" in unplaced["message"]
+        # A value GraphQL could not take is refused naming the tool's argument.
+        huge = await failure(client, "report_usage", provider_thread_id="p", context_tokens=10**12)
+        assert huge["code"] == "INVALID_INPUT" and "context_tokens" in huge["message"]
+        when = await failure(
+            client, "report_limit", provider="codex", reason="quota", resets_at="tomorrow"
+        )
+        assert when["code"] == "INVALID_INPUT" and "resets_at" in when["message"]
 
 
 def test_stdio_says_which_neo4j_it_uses_and_why_it_cannot_serve(tmp_path: Path) -> None:
