@@ -235,12 +235,15 @@ def build(gateway: Gateway, who: Who) -> MCPServer:
         source_thread_id: str,
         run_id: str | None = None,
         latest_stable: bool | None = None,
+        item_index: Int32 | None = None,
         title: str | None = None,
         command_id: str | None = None,
     ) -> CallToolResult:
         """A fork of the thread at a completed run (`run_id`) or at its latest completed
-        checkpointed run (`latest_stable`). Needs a token with write scope."""
-        at = given(runId=run_id, latestStable=latest_stable)
+        checkpointed run (`latest_stable`); with `item_index`, at that item of the run
+        (0-based, inclusive; -1: the run's input only), as thread_read numbers them. Needs
+        a token with write scope."""
+        at = given(runId=run_id, latestStable=latest_stable, itemIndex=item_index)
         # The operation refuses a read token or another workspace's thread before it reads
         # `at`, as over GraphQL; its refusal of `at` is said in the tool's own argument names.
         found = await call(

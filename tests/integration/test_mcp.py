@@ -256,8 +256,22 @@ async def every_tool_matches_graphql(client: Client, gql: GraphQLClient) -> None
     assert [s["provider"] for s in ranked] == ["claude", "codex"]
 
     fork = await call(client, "fork_thread", source_thread_id=ids["thread"], run_id=ids["run"])
+    at_item = await call(
+        client, "fork_thread", source_thread_id=ids["thread"], run_id=ids["run"], item_index=0
+    )
+    pointed = await gql(
+        """query($id: ID!) { thread(id: $id) {
+        incomingTransfers { sourcePoint { run { id } itemIndex } } } }""",
+        id=at_item["id"],
+    )
+    [point] = [x["sourcePoint"] for x in pointed["thread"]["incomingTransfers"]]
+    assert point == {"run": {"id": ids["run"]}, "itemIndex": 0}
     family_now = await call(client, "lineage", thread_id=ids["thread"])
-    assert {n["thread"]["id"] for n in family_now["nodes"]} == {ids["thread"], fork["id"]}
+    assert {n["thread"]["id"] for n in family_now["nodes"]} == {
+        ids["thread"],
+        fork["id"],
+        at_item["id"],
+    }
 
     for tool, arguments in (
         ("thread_read", {"thread_id": "nope"}),
