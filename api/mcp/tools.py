@@ -2,7 +2,8 @@
 
 A tool runs its operation in-process, as the caller (their token's workspace and scope),
 through the same schema the `/graphql` endpoint serves: every rule, limit, scope check and
-error code is the GraphQL API's own, and an answer is exactly what GraphQL answers.
+error code is the GraphQL API's own, and an answer is exactly what GraphQL answers. Each
+operation is named after its tool, so a refusal's audit line names the tool.
 """
 
 from __future__ import annotations
@@ -51,14 +52,16 @@ WARM_UP_ID = "threadline-warm-up"
 THREAD_SUMMARY = "id title createdAt relationshipToParent parent { id } root { id }"
 
 LIST_THREADS = Operation(
-    f"""query($first: Int, $after: String, $titleContains: String, $newestFirst: Boolean) {{
+    f"""query list_threads($first: Int, $after: String, $titleContains: String,
+  $newestFirst: Boolean) {{
   threads(first: $first, after: $after, titleContains: $titleContains,
     newestFirst: $newestFirst) {{
     edges {{ cursor node {{ {THREAD_SUMMARY} }} }} pageInfo {{ hasNextPage endCursor }} }} }}""",
     "threads",
 )
 THREAD_READ = Operation(
-    """query($id: ID!, $first: Int, $after: String, $kinds: [RunItemKind!], $runOrdinals: [Int!]) {
+    """query thread_read($id: ID!, $first: Int, $after: String, $kinds: [RunItemKind!],
+  $runOrdinals: [Int!]) {
   thread(id: $id) { items(first: $first, after: $after, kinds: $kinds, runOrdinals: $runOrdinals) {
     edges { cursor node { runId runOrdinal index kind text key path attributes } }
     pageInfo { hasNextPage endCursor } } } }""",
@@ -66,7 +69,7 @@ THREAD_READ = Operation(
     missing="thread",
 )
 THREAD_CONTEXT = Operation(
-    f"""query($id: ID!) {{ thread(id: $id) {{ {THREAD_SUMMARY} cleanContextRequested
+    f"""query thread_context($id: ID!) {{ thread(id: $id) {{ {THREAD_SUMMARY} cleanContextRequested
   runs {{ id ordinal provider status }}
   providerThreads {{ id provider status nativeRef
     coverage {{ nativeRunOrdinals coveredRunOrdinals missingRunOrdinals }} }} }} }}""",
@@ -74,7 +77,7 @@ THREAD_CONTEXT = Operation(
     missing="thread",
 )
 LINEAGE = Operation(
-    """query($id: ID!, $direction: LineageDirection, $depth: Int) {
+    """query lineage($id: ID!, $direction: LineageDirection, $depth: Int) {
   lineage(threadId: $id, direction: $direction, depth: $depth) {
     nodes { depth thread { id title relationshipToParent } }
     edges { from to relationship sourceRunOrdinal } } }""",
@@ -86,7 +89,7 @@ PLAN = """strategy providerAction providerThread { id provider }
   handoffStrategies coveredRunOrdinals tokenEstimate omittedCount stalenessSignals explanation
   budget { windowTokens windowSource usedTokens reserveTokens capTokens budgetTokens }"""
 EXPLAIN_START = Operation(
-    f"""query($id: ID!, $provider: String!, $model: String) {{
+    f"""query explain_start($id: ID!, $provider: String!, $model: String) {{
   explainStartContext(threadId: $id, provider: $provider, model: $model) {{ {PLAN} }} }}""",
     "explainStartContext",
 )
@@ -96,24 +99,25 @@ HANDOFF = """id status strategy kind summaryText tokenEstimate
   omitted { runOrdinal index kind key path tokenEstimate cut }
   quality { score fidelity facets { kind kept total missing } }"""
 GET_HANDOFF = Operation(
-    f"""query($id: ID!) {{ handoff(id: $id) {{ {HANDOFF} }} }}""",
+    f"""query get_handoff($id: ID!) {{ handoff(id: $id) {{ {HANDOFF} }} }}""",
     "handoff",
     missing="handoff",
 )
 SUGGEST_PROVIDERS = Operation(
-    f"""query($id: ID!) {{ suggestProviders(threadId: $id) {{ provider available resetsAt
+    f"""query suggest_providers($id: ID!) {{
+  suggestProviders(threadId: $id) {{ provider available resetsAt
   plan {{ {PLAN} }} }} }}""",
     "suggestProviders",
 )
 SEARCH = Operation(
-    """query($query: String!, $kinds: [RunItemKind!], $first: Int) {
+    """query search($query: String!, $kinds: [RunItemKind!], $first: Int) {
   search(query: $query, kinds: $kinds, first: $first) {
     thread { id title } runOrdinal index kind snippet score } }""",
     "search",
 )
 # What a handoff resource holds: the text the next start on the provider would inject.
 HANDOFF_TEXT = Operation(
-    """query($id: ID!, $provider: String!) {
+    """query handoff_text($id: ID!, $provider: String!) {
   explainStartContext(threadId: $id, provider: $provider) { contextText } }""",
     "explainStartContext",
 )
@@ -123,50 +127,52 @@ HANDOFF_TEXT = Operation(
 TRANSFER = """id type status sourceProvider targetProvider resolutionStrategy createdAt
   sourceThread { id } targetThread { id } handoff { id status tokenEstimate }"""
 FORK_THREAD = Operation(
-    f"""mutation($id: ID!, $at: SourcePointInput!, $title: String, $commandId: String) {{
+    f"""mutation fork_thread($id: ID!, $at: SourcePointInput!, $title: String,
+  $commandId: String) {{
   forkThread(sourceThreadId: $id, at: $at, title: $title, commandId: $commandId) {{
     {THREAD_SUMMARY} incomingTransfers {{ id type status }} }} }}""",
     "forkThread",
 )
 PREPARE_HANDOFF = Operation(
-    """mutation($id: ID!, $provider: String!, $model: String, $commandId: String) {
+    """mutation prepare_handoff($id: ID!, $provider: String!, $model: String, $commandId: String) {
   prepareHandoff(threadId: $id, provider: $provider, model: $model, commandId: $commandId) {
     id status strategy kind summaryText tokenEstimate summarySource preparedFor
     coveredRunOrdinals { from to } thread { id } } }""",
     "prepareHandoff",
 )
 MERGE_BACK = Operation(
-    f"""mutation($id: ID!, $commandId: String) {{
+    f"""mutation merge_back($id: ID!, $commandId: String) {{
   mergeBack(forkThreadId: $id, commandId: $commandId) {{ {TRANSFER} }} }}""",
     "mergeBack",
 )
 SPAWN_SUBAGENT = Operation(
-    f"""mutation($id: ID!, $task: String!, $provider: String, $commandId: String) {{
+    f"""mutation spawn_subagent($id: ID!, $task: String!, $provider: String, $commandId: String) {{
   spawnSubagent(parentRunId: $id, task: $task, provider: $provider, commandId: $commandId) {{
     {THREAD_SUMMARY} incomingTransfers {{ id type status }} }} }}""",
     "spawnSubagent",
 )
 COMPLETE_SUBAGENT = Operation(
-    f"""mutation($id: ID!, $result: String!, $commandId: String) {{
+    f"""mutation complete_subagent($id: ID!, $result: String!, $commandId: String) {{
   completeSubagent(childThreadId: $id, result: $result, commandId: $commandId) {{
     {TRANSFER} }} }}""",
     "completeSubagent",
 )
 REPORT_LIMIT = Operation(
-    """mutation($provider: String!, $reason: String!, $resetsAt: DateTime, $runId: ID,
+    """mutation report_limit($provider: String!, $reason: String!, $resetsAt: DateTime, $runId: ID,
   $commandId: String) {
   reportProviderLimit(provider: $provider, reason: $reason, resetsAt: $resetsAt, runId: $runId,
     commandId: $commandId) { provider reason resetsAt reportedAt active } }""",
     "reportProviderLimit",
 )
 REPORT_USAGE = Operation(
-    """mutation($id: ID!, $usage: ContextUsageInput!, $commandId: String) {
+    """mutation report_usage($id: ID!, $usage: ContextUsageInput!, $commandId: String) {
   reportContextUsage(providerThreadId: $id, usage: $usage, commandId: $commandId) {
     id provider status contextUsage { contextTokens contextWindowTokens reportedAt } } }""",
     "reportContextUsage",
 )
 SUBMIT_HANDOFF_SUMMARY = Operation(
-    f"""mutation($id: ID!, $text: String!, $by: String, $commandId: String) {{
+    f"""mutation submit_handoff_summary($id: ID!, $text: String!, $by: String,
+  $commandId: String) {{
   submitHandoffSummary(handoffId: $id, summaryText: $text, createdByProvider: $by,
     commandId: $commandId) {{ {HANDOFF} }} }}""",
     "submitHandoffSummary",

@@ -82,10 +82,14 @@ def tokens(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def mcp_api(
-    neo4j_uri: str, tokens: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    yield from serve(neo4j_uri, tmp_path_factory.mktemp("mcp"), TOKENS_FILE=str(tokens))
+def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mcp")
+
+
+@pytest.fixture(scope="module")
+def mcp_api(neo4j_uri: str, tokens: Path, mcp_home: Path) -> Iterator[str]:
+    audit = mcp_home / "audit.log"
+    yield from serve(neo4j_uri, mcp_home, TOKENS_FILE=str(tokens), AUDIT_LOG=str(audit))
 
 
 @pytest.fixture
@@ -390,7 +394,9 @@ async def test_every_tool_over_stdio_answers_what_graphql_answers(
         await every_tool_matches_graphql(client, graphql["a-write"])
 
 
-async def test_a_read_token_cannot_fork(mcp_api: str, graphql: dict[str, GraphQLClient]) -> None:
+async def test_a_read_token_cannot_fork(
+    mcp_api: str, mcp_home: Path, graphql: dict[str, GraphQLClient]
+) -> None:
     ids = await family(graphql["a-write"])
     async with over_http(mcp_api, "a-read") as client:
         assert (await call(client, "thread_context", thread_id=ids["thread"]))["id"] == "shared"
@@ -401,6 +407,10 @@ async def test_a_read_token_cannot_fork(mcp_api: str, graphql: dict[str, GraphQL
         assert unplaced["code"] == "FORBIDDEN"
     lineage = await graphql["a-read"]('{ lineage(threadId: "shared") { nodes { depth } } }')
     assert len(lineage["lineage"]["nodes"]) == 1  # nothing was forked
+    # The audit line of each refusal names the tool.
+    lines = [json.loads(line) for line in (mcp_home / "audit.log").read_text().splitlines()]
+    refusals = [line for line in lines if line["path"] == "/mcp" and line["token"] == "a-read"]
+    assert refusals and {line["operation"] for line in refusals} == {"fork_thread"}
 
 
 async def test_a_read_token_writes_nothing(mcp_api: str, graphql: dict[str, GraphQLClient]) -> None:
