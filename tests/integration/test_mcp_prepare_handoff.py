@@ -10,6 +10,7 @@ from tests.integration.test_mcp import (  # noqa: F401 - the module's fixtures
     failure,
     graphql,
     mcp_api,
+    mcp_home,
     over_http,
     tokens,
 )
