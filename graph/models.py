@@ -303,32 +303,6 @@ class ThreadItem(ItemPlace):
     attributes: dict[str, Any] | None = None
 
 
-class FieldQueries(BaseModel):
-    """One search's full-text queries (resolvers/search.py), one a field: Lucene ranks a
-    query over one field far faster than one over the three (it can skip the texts that
-    cannot make the best ones), and a node holds only one of the fields, so the best
-    answers of the three rank as one query over the three fields would. None: that field
-    is not searched."""
-
-    model_config = ConfigDict(frozen=True)
-
-    titles: str | None = None
-    inputs: str | None = None
-    texts: str | None = None
-
-
-class SearchText(Node):
-    """A text full-text search matched: a thread's title (`runOrdinal`, `index`, `kind`
-    None), a run's input (`index` -1, `USER_GOAL`) or an item's text."""
-
-    threadId: str
-    runOrdinal: int | None = None
-    index: int | None = None
-    kind: RunItemKind | None = None
-    text: str
-    score: float
-
-
 class FileDiffStat(Node):
     path: str
     additions: int

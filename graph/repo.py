@@ -30,7 +30,6 @@ from graph.history import NodeKind, Timeline
 from graph.models import (
     DIGEST_VERSION,
     EventNode,
-    FieldQueries,
     HandoffNode,
     Lineage,
     LineageEdge,
@@ -40,13 +39,13 @@ from graph.models import (
     RunDigest,
     RunItemKind,
     RunNode,
-    SearchText,
     ThreadItem,
     ThreadNode,
     TransferNode,
 )
 from graph.plan import CommandId, NodeChange, Receipt, WritePlan
 from graph.ranges import Ranges
+from graph.search import FieldQueries, SearchText
 from graph.thread_state import ThreadState
 from graph.tx import Row, Tx
 

@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 
 from graph.errors import invalid
-from graph.models import FieldQueries, RunItemKind
+from graph.models import RunItemKind
+from graph.search import FieldQueries
 
 WORD = re.compile(r"\w+")
 MOST_WORDS = 32  # Lucene's clauses stay few: three fields a word

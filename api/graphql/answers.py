@@ -35,6 +35,7 @@ from api.graphql.pagination import PageInfo
 from api.graphql.values import ContextBudget
 from graph import models
 from graph.errors import ErrorCode, ThreadlineError
+from graph.search import SearchText
 from resolvers.handoffs.budget import ContextPolicy, budget_into
 from resolvers.handoffs.requests import SummaryRequest
 from resolvers.imports.writes import Imported
@@ -363,7 +364,7 @@ class SearchHit:
     score: float = strawberry.field(description="Lucene's relevance: higher ranks first.")
 
     @classmethod
-    async def of(cls, info: Info, found: models.SearchText, words: list[str]) -> SearchHit:
+    async def of(cls, info: Info, found: SearchText, words: list[str]) -> SearchHit:
         return cls(
             thread=await required(by_id(info, Thread, found.threadId)),
             run_ordinal=found.runOrdinal,

@@ -30,6 +30,7 @@ from api.graphql.nodes import ContextHandoff, ContextTransfer, ProviderThread, R
 from api.graphql.providers import Provider, ProviderLimit
 from graph import models, repo
 from graph.errors import invalid
+from graph.search import SearchText
 from graph.tx import Tx
 from resolvers import search
 from resolvers.lineage.writes import MergeBackOutlook
@@ -81,7 +82,7 @@ class Query:
         if lucene is None:
             return []
 
-        async def work(tx: Tx) -> list[models.SearchText]:
+        async def work(tx: Tx) -> list[SearchText]:
             found = await repo.search(tx, workspace, lucene, kinds, size, search.candidates(size))
             wider = search.candidates_again(size, len(found))
             if wider is None:

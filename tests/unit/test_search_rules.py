@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from graph.errors import ThreadlineError
-from graph.models import FieldQueries, RunItemKind
+from graph.models import RunItemKind
+from graph.search import FieldQueries
 from resolvers.search import MOST_WORDS, candidates, candidates_again, lucene, snippet, words
 
 
