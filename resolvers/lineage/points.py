@@ -4,7 +4,7 @@ new one replaces."""
 
 from __future__ import annotations
 
-from graph.errors import conflict, invalid
+from graph.errors import ErrorCode, ThreadlineError, conflict, invalid
 from graph.models import (
     IN_PROGRESS,
     NamedRun,
@@ -61,10 +61,15 @@ def fork_source_run(
                 f"Thread {state.thread.id} has no completed run with a checkpoint to fork from."
             )
         return state.latestStable, True
-    if chosen is None:
+    if chosen is None:  # an id the caller named and the thread does not hold: NOT_FOUND
         if checkpoint_id is not None:
-            raise invalid(f"Checkpoint {checkpoint_id!r} belongs to no run of this thread.")
-        raise invalid(f"Run {run_id!r} is not a run of thread {state.thread.id}.")
+            raise ThreadlineError(
+                ErrorCode.NOT_FOUND,
+                f"Checkpoint {checkpoint_id!r} belongs to no run of thread {state.thread.id}.",
+            )
+        raise ThreadlineError(
+            ErrorCode.NOT_FOUND, f"Run {run_id!r} is not a run of thread {state.thread.id}."
+        )
     return _forkable(chosen), checkpoint_id is not None
 
 

@@ -92,7 +92,8 @@ def test_fork_source_run_refusals() -> None:
         ((None, None, None, False), ErrorCode.INVALID_INPUT),  # none given
         ((None, "r1", "c1", False), ErrorCode.INVALID_INPUT),  # two given
         ((busy, busy.id, None, False), ErrorCode.CONFLICT),  # still running
-        ((None, "nope", None, False), ErrorCode.INVALID_INPUT),  # not a run of the thread
+        ((None, "nope", None, False), ErrorCode.NOT_FOUND),  # not a run of the thread
+        ((None, None, "nope", False), ErrorCode.NOT_FOUND),  # no checkpoint of the thread
         ((None, None, None, True), ErrorCode.INVALID_INPUT),  # no checkpoint yet
     ):
         with pytest.raises(ThreadlineError) as error:
