@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 
 import strawberry
 from graphql import GraphQLError
@@ -27,6 +28,21 @@ from api.graphql.subscriptions import Subscription
 from api.settings import Settings
 
 DOCUMENT_CACHE = 512  # distinct query texts kept parsed and validated
+
+
+class ParsedOnce(ParserCache):
+    """Strawberry's parser cache, but a document that does not parse is left unparsed, so
+    the schema parses it again and answers its syntax error as a client's error. Raised
+    from the cache's hook, the error escaped a subscription's error handling: the socket
+    got `complete` with no error, and the server logged a traceback."""
+
+    def on_parse(self) -> Iterator[None]:
+        execution = self.execution_context
+        with contextlib.suppress(GraphQLError):
+            execution.graphql_document = self.cached_parse_document(
+                execution.query, **execution.parse_options
+            )
+        yield
 
 
 class ThreadlineSchema(strawberry.Schema):
@@ -55,7 +71,7 @@ def build_schema(
         guards_extension(settings),
         CodedErrors,
         lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
-        lambda: ParserCache(maxsize=DOCUMENT_CACHE),
+        lambda: ParsedOnce(maxsize=DOCUMENT_CACHE),
         lambda: AddValidationRules(limit_rules),
         lambda: ValidationCache(maxsize=DOCUMENT_CACHE),
         *extra,

@@ -105,6 +105,18 @@ async def test_unknown_thread_subscription_is_not_found(live: GraphQLClient) -> 
         assert errors[0]["extensions"]["requestId"] == "socket-1"  # the connection's
 
 
+async def test_a_subscription_that_does_not_parse_gets_a_coded_error(live: GraphQLClient) -> None:
+    async with websockets.connect(ws_url(live), subprotocols=["graphql-transport-ws"]) as ws:
+        await ws.send(json.dumps({"type": "connection_init"}))
+        await receive(ws)
+        broken = "subscription { threadEvents(threadId: ) { type } }"
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": {"query": broken}}))
+        answer = await receive(ws)
+        assert (answer["id"], answer["type"]) == ("1", "error"), answer
+        assert answer["payload"][0]["extensions"]["code"] == "INVALID_INPUT"
+        assert "Syntax Error" in answer["payload"][0]["message"]
+
+
 async def test_legacy_graphql_ws_protocol_is_refused(live: GraphQLClient) -> None:
     with pytest.raises(websockets.exceptions.ConnectionClosedError) as closed:
         async with websockets.connect(ws_url(live), subprotocols=["graphql-ws"]) as ws:
