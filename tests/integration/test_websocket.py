@@ -105,16 +105,27 @@ async def test_unknown_thread_subscription_is_not_found(live: GraphQLClient) -> 
         assert errors[0]["extensions"]["requestId"] == "socket-1"  # the connection's
 
 
-async def test_a_subscription_that_does_not_parse_gets_a_coded_error(live: GraphQLClient) -> None:
+async def test_a_subscription_that_does_not_parse_closes_with_its_syntax_error(
+    live: GraphQLClient,
+) -> None:
+    """graphql-transport-ws's rule for a malformed message (it got `complete` and the
+    server logged a traceback); a document that parses but is refused gets a coded error
+    and the connection stays."""
     async with websockets.connect(ws_url(live), subprotocols=["graphql-transport-ws"]) as ws:
         await ws.send(json.dumps({"type": "connection_init"}))
         await receive(ws)
+        unknown = 'subscription { threadEvents(threadId: "t") { nope } }'
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": {"query": unknown}}))
+        refused = await receive(ws)
+        assert (refused["id"], refused["type"]) == ("1", "error"), refused
+        assert refused["payload"][0]["extensions"]["code"] == "INVALID_INPUT"
         broken = "subscription { threadEvents(threadId: ) { type } }"
-        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": {"query": broken}}))
-        answer = await receive(ws)
-        assert (answer["id"], answer["type"]) == ("1", "error"), answer
-        assert answer["payload"][0]["extensions"]["code"] == "INVALID_INPUT"
-        assert "Syntax Error" in answer["payload"][0]["message"]
+        await ws.send(json.dumps({"id": "2", "type": "subscribe", "payload": {"query": broken}}))
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await receive(ws)
+    assert closed.value.rcvd is not None
+    assert closed.value.rcvd.code == 4400
+    assert "Syntax Error" in closed.value.rcvd.reason
 
 
 async def test_legacy_graphql_ws_protocol_is_refused(live: GraphQLClient) -> None:
