@@ -89,6 +89,25 @@ async def test_a_prepared_switch_edited_and_saved_is_what_the_next_start_injects
     assert not tab.errors
 
 
+async def test_a_switch_that_injects_nothing_has_nothing_to_prepare(
+    tab: Tab, browsed_api: str, gql: GraphQLClient
+) -> None:
+    """The next codex start continues codex's own thread: no handoff, so the page says so
+    instead of asking prepareHandoff and showing its refusal as an error."""
+    thread, _ = await two_codex_runs(gql, "nothing to prepare")
+    await open_lineage(tab, browsed_api, f"thread={thread}")
+    page = tab.page
+    await click_element(page, f"title:{thread}")
+    await page.wait_for_selector("#details[data-kind='title'] #switch")
+    await page.select_option("#switch-provider", "codex")
+    await page.click("#switch-read")
+    status = page.locator("#switch-status", has_text="Nothing to prepare")
+    await status.wait_for()
+    assert await status.get_attribute("class") != "error"
+    assert await page.locator("#switch-text").is_hidden()
+    assert not tab.errors
+
+
 async def test_fork_here_on_an_item_of_a_run(
     tab: Tab, browsed_api: str, gql: GraphQLClient
 ) -> None:
@@ -169,6 +188,12 @@ async def test_the_steering_controls_speak_chinese(
     await page.wait_for_selector("#details #switch")
     assert "准备切换" in await page.locator("#switch").inner_text()
     assert await page.locator("#switch-read").inner_text() == "查看计划"
+    # The handoff's text box and ids take the page's own Chinese font too.
+    fonts = await page.evaluate(
+        "['#switch-text', 'code']"
+        ".map((s) => getComputedStyle(document.querySelector(s)).fontFamily)"
+    )
+    assert all("Threadline Noto Sans SC" in font for font in fonts), fonts
     await click_element(page, f"run:{runs[1]['run']['id']}")
     await page.wait_for_selector("#details[data-kind='run']")
     assert "从此处分叉" in await page.locator("#details").inner_text()

@@ -17,7 +17,8 @@ async function document_(name) {
   return documents.get(name);
 }
 
-/** The `data` of one named query; Unauthenticated when the service wants a token. */
+/** The `data` of one named query; Unauthenticated when the service wants a token, an Error
+ *  with the answer's `code` when it refused. */
 export async function query(name, variables) {
   const headers = { "Content-Type": "application/json" };
   const bearer = token.get();
@@ -29,7 +30,7 @@ export async function query(name, variables) {
   if (response.status === 401 || error?.extensions?.code === "UNAUTHENTICATED") {
     throw new Unauthenticated(error?.message ?? "");
   }
-  if (error) throw new Error(error.message);
+  if (error) throw Object.assign(new Error(error.message), { code: error.extensions?.code });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return answer.data;
 }

@@ -52,9 +52,20 @@ export function switchSection(threadId, providers, ask) {
     text.hidden = save.hidden = true;
     handoffId = null;
     try {
-      let prepared = (await showPlan()).preparedHandoff;
+      const found = await showPlan();
+      let prepared = found.preparedHandoff;
+      if (!prepared && found.handoffStrategies.length === 0) {
+        said.textContent = t("nothingToPrepare"); // the start injects no handoff at all
+        return;
+      }
       if (!prepared) {
-        prepared = (await ask("prepare", asked())).prepareHandoff;
+        try {
+          prepared = (await ask("prepare", asked())).prepareHandoff;
+        } catch (error) {
+          if (error.code !== "CONFLICT") throw error;
+          said.textContent = error.message; // only handoffs of other threads: not this one's to edit
+          return;
+        }
         await showPlan(); // it now says the start would inject the prepared handoff
       }
       handoffId = prepared.id;
