@@ -32,8 +32,16 @@ TEXT_LINE = "%(levelprefix)s %(message)s [%(name)s, request %(request_id)s]"
 # Libraries whose info lines are noise in a service's log: the driver's notes on each
 # schema statement, every httpx request, the MCP library's session chatter, and
 # uvicorn's start-up lines, which come before the warm-up ends (`threadline serve` says
-# "ready at" itself once /readyz answers 200). Their warnings and errors still show.
-QUIET = {"neo4j": "WARNING", "httpx": "WARNING", "mcp": "WARNING", "uvicorn.error": "WARNING"}
+# "ready at" itself once /readyz answers 200). Their warnings and errors still show, but
+# for the driver's line per broken connection (`neo4j.io`, at ERROR): each is a request
+# the service answers UNAVAILABLE and logs itself, once, at WARNING.
+QUIET = {
+    "neo4j": "WARNING",
+    "neo4j.io": "CRITICAL",
+    "httpx": "WARNING",
+    "mcp": "WARNING",
+    "uvicorn.error": "WARNING",
+}
 
 
 class RequestIdFilter(logging.Filter):

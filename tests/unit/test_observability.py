@@ -19,7 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from api.http.metrics import Metrics
 from api.process import telemetry
-from api.process.logs import RequestIdFilter
+from api.process.logs import RequestIdFilter, logging_config
 from api.settings import LogFormat
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,3 +167,12 @@ def test_the_observability_profile_holds_prometheus_and_grafana_only() -> None:
             source = volume.split(":")[0]
             if source.startswith("."):
                 assert (ROOT / source).exists(), f"{name}: {source} is missing"
+
+
+def test_a_broken_connection_is_logged_once_by_the_service_not_again_by_the_driver() -> None:
+    """The driver logs each defunct connection at ERROR on `neo4j.io`; the request it
+    broke is answered UNAVAILABLE and logged at WARNING by the service (api/graphql/errors.py)."""
+    for fmt in (LogFormat.text, LogFormat.json):
+        loggers = logging_config(fmt)["loggers"]
+        assert loggers["neo4j.io"]["level"] == "CRITICAL"
+        assert loggers["neo4j"]["level"] == "WARNING"  # the driver's other errors still show
