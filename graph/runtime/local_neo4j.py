@@ -292,9 +292,11 @@ class LocalNeo4j:
         explicit = (self.bolt_port, self.http_port)
         for i in taken:
             if explicit[i] is not None:
+                setting = self.port_settings[i]
                 raise LocalNeo4jError(
-                    f"Port {wanted[i]} ({PORT_LABELS[i]}) is taken by another program: free it "
-                    f"or set {self.port_settings[i]} to another port."
+                    f"Port {wanted[i]} ({PORT_LABELS[i]}), which {setting} names, is taken by "
+                    f"another program: free it, set {setting} to another port, or unset it "
+                    "and a free one is chosen."
                 )
         spare = iter(ports.free_ports(len(taken), avoid=frozenset(wanted)))
         chosen = Ports(*(next(spare) if i in taken else port for i, port in enumerate(wanted)))

@@ -131,6 +131,9 @@ def test_a_taken_port_the_user_chose_stops_with_one_line(home: Path) -> None:
         assert "\n" not in str(raised.value)
         assert str(taken) in str(raised.value)
         assert "THREADLINE_TEST_NEO4J_BOLT_PORT" in str(raised.value)
+        # It names the setting that chose the port, and what else there is to do.
+        assert "which THREADLINE_TEST_NEO4J_BOLT_PORT names" in str(raised.value)
+        assert "unset it" in str(raised.value)
         assert not chosen.pid_file.exists()
 
         cases = [
