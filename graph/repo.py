@@ -170,17 +170,15 @@ async def run_owner(tx: Tx, workspace: str, run_id: str) -> tuple[str, RunNode] 
 async def named_run(
     tx: Tx,
     workspace: str,
-    thread_id: str,
     run_id: str | None,
     checkpoint_id: str | None,
     item_index: int | None = None,
 ) -> NamedRun | None:
-    """The run of the thread named by `run_id` or by its checkpoint's `checkpoint_id`, with
-    its item count and its item at `item_index`."""
+    """The run of the workspace named by `run_id` or by its checkpoint's `checkpoint_id`,
+    whichever thread holds it, with its item count and its item at `item_index`."""
     row = await tx.row(
         "run/named",
         workspace=workspace,
-        threadId=thread_id,
         runId=run_id,
         checkpointId=checkpoint_id,
         itemIndex=item_index,

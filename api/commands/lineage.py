@@ -27,7 +27,7 @@ async def fork_thread(
     side: bool = False,
 ) -> Written[ThreadNode]:
     source, _ = await locked(tx, caller, source_thread_id, points=True)
-    named = await _named_run(tx, caller, source_thread_id, run_id, checkpoint_id, item_index)
+    named = await _named_run(tx, caller, run_id, checkpoint_id, item_index)
     chosen = named.run if named is not None else None
     run, at_checkpoint = points.fork_source_run(
         source, chosen, run_id, checkpoint_id, latest_stable, item_index
@@ -42,15 +42,15 @@ async def fork_thread(
 async def _named_run(
     tx: Tx,
     caller: Caller,
-    thread_id: str,
     run_id: str | None,
     checkpoint_id: str | None,
     item_index: int | None,
 ) -> NamedRun | None:
-    """The run of this thread that `run_id` or `checkpoint_id` names, if any."""
+    """The run of the workspace that `run_id` or `checkpoint_id` names, if any, on
+    whichever thread (the fork's rule tells another thread's run from none)."""
     if run_id is None and checkpoint_id is None:
         return None
-    return await repo.named_run(tx, caller.workspace, thread_id, run_id, checkpoint_id, item_index)
+    return await repo.named_run(tx, caller.workspace, run_id, checkpoint_id, item_index)
 
 
 async def merge_back(tx: Tx, caller: Caller, fork_thread_id: str) -> Written[TransferNode]:

@@ -1,12 +1,12 @@
-// The run of a thread that a run id or a checkpoint id names (a fork's source point), how
-// many items it reported, and its item at $itemIndex (a fork at an item; null for none).
+// The run a run id or a checkpoint id names in the workspace (a fork's source point),
+// whichever thread holds it: the fork's rule tells a run of another thread (INVALID_INPUT)
+// from none (NOT_FOUND). With how many items it reported, and its item at $itemIndex (a
+// fork at an item; null for none).
 CALL () {
   MATCH (r:Run {id: $runId, workspace: $workspace})
-  WHERE r.threadId = $threadId
   RETURN r
   UNION
   MATCH (:Checkpoint {id: $checkpointId, workspace: $workspace})<-[:HAS_CHECKPOINT]-(r:Run)
-  WHERE r.threadId = $threadId
   RETURN r
 }
 RETURN r {.*,

@@ -4,7 +4,7 @@ new one replaces."""
 
 from __future__ import annotations
 
-from graph.errors import ErrorCode, ThreadlineError, conflict, invalid
+from graph.errors import conflict, invalid, not_found
 from graph.models import (
     IN_PROGRESS,
     NamedRun,
@@ -47,9 +47,10 @@ def fork_source_run(
 ) -> tuple[RunNode, bool]:
     """The run a fork starts from and whether it was chosen as a checkpoint.
 
-    `chosen` is the run `run_id` or `checkpoint_id` named, as the store found it in
-    this thread (None: it is not a run of this thread). `item_index` (a fork at an item)
-    goes with `run_id` only.
+    `chosen` is the run `run_id` or `checkpoint_id` named, as the store found it in the
+    workspace, on whichever thread (None: the workspace holds no such id, NOT_FOUND as
+    for any id a mutation names; a run of another thread is INVALID_INPUT). `item_index`
+    (a fork at an item) goes with `run_id` only.
     """
     if sum([run_id is not None, checkpoint_id is not None, latest_stable]) != 1:
         raise invalid("Give exactly one of at.runId, at.checkpointId or at.latestStable: true.")
@@ -61,14 +62,14 @@ def fork_source_run(
                 f"Thread {state.thread.id} has no completed run with a checkpoint to fork from."
             )
         return state.latestStable, True
-    if chosen is None:  # an id the caller named and the thread does not hold: NOT_FOUND
-        if checkpoint_id is not None:
-            raise ThreadlineError(
-                ErrorCode.NOT_FOUND,
-                f"Checkpoint {checkpoint_id!r} belongs to no run of thread {state.thread.id}.",
-            )
-        raise ThreadlineError(
-            ErrorCode.NOT_FOUND, f"Run {run_id!r} is not a run of thread {state.thread.id}."
+    named = f"Checkpoint {checkpoint_id!r}" if checkpoint_id is not None else f"Run {run_id!r}"
+    if chosen is None:
+        kind = "checkpoint" if checkpoint_id is not None else "run"
+        raise not_found(kind, str(checkpoint_id if checkpoint_id is not None else run_id))
+    if chosen.threadId != state.thread.id:
+        raise invalid(
+            f"{named} is of thread {chosen.threadId}, not of thread {state.thread.id}: a "
+            "fork starts from a point of its source thread."
         )
     return _forkable(chosen), checkpoint_id is not None
 

@@ -89,11 +89,12 @@ async def test_fork_source_point_rules(gql: GraphQLClient) -> None:
     empty = await new_thread(gql)
     await gql.refused("INVALID_INPUT", FORK, id=empty, at={"latestStable": True})
     await gql.refused("INVALID_INPUT", FORK, id=src["thread"], at={})
-    # An id the thread does not hold, as any id a mutation names: NOT_FOUND.
+    # An id the workspace does not hold, as any id a mutation names: NOT_FOUND; a run of
+    # another thread is no point of this one: INVALID_INPUT.
     await gql.refused("NOT_FOUND", FORK, id=src["thread"], at={"runId": "run_nope"})
     await gql.refused("NOT_FOUND", FORK, id=src["thread"], at={"checkpointId": "ckpt_nope"})
     other = await source_thread(gql, "codex", runs=1)
-    await gql.refused("NOT_FOUND", FORK, id=src["thread"], at={"runId": other["runs"][0]})
+    await gql.refused("INVALID_INPUT", FORK, id=src["thread"], at={"runId": other["runs"][0]})
 
 
 async def test_same_provider_fork_is_native_at_the_turn(gql: GraphQLClient) -> None:

@@ -88,12 +88,14 @@ def test_fork_source_run_refusals() -> None:
     state = sc.state
     busy = state.lastRun
     assert busy is not None
+    elsewhere = busy.model_copy(update={"threadId": "thr_other", "status": RunStatus.COMPLETED})
     for args, code in (
         ((None, None, None, False), ErrorCode.INVALID_INPUT),  # none given
         ((None, "r1", "c1", False), ErrorCode.INVALID_INPUT),  # two given
         ((busy, busy.id, None, False), ErrorCode.CONFLICT),  # still running
-        ((None, "nope", None, False), ErrorCode.NOT_FOUND),  # not a run of the thread
-        ((None, None, "nope", False), ErrorCode.NOT_FOUND),  # no checkpoint of the thread
+        ((None, "nope", None, False), ErrorCode.NOT_FOUND),  # no such run in the workspace
+        ((None, None, "nope", False), ErrorCode.NOT_FOUND),  # no such checkpoint
+        ((elsewhere, elsewhere.id, None, False), ErrorCode.INVALID_INPUT),  # another thread's
         ((None, None, None, True), ErrorCode.INVALID_INPUT),  # no checkpoint yet
     ):
         with pytest.raises(ThreadlineError) as error:
