@@ -55,16 +55,25 @@ async def centred_on_another(tab: Tab, thread: str) -> str:
     return found
 
 
+async def read_switch_plan(
+    tab: Tab, browsed_api: str, gql: GraphQLClient, title: str, provider: str
+) -> str:
+    """A thread of two codex runs on the page, its "Prepare a switch" to `provider` asked
+    to read the plan; the thread's id."""
+    thread, _ = await two_codex_runs(gql, title)
+    await open_lineage(tab, browsed_api, f"thread={thread}")
+    await click_element(tab.page, f"title:{thread}")
+    await tab.page.wait_for_selector("#details[data-kind='title'] #switch")
+    await tab.page.select_option("#switch-provider", provider)
+    await tab.page.click("#switch-read")
+    return thread
+
+
 async def test_a_prepared_switch_edited_and_saved_is_what_the_next_start_injects(
     tab: Tab, browsed_api: str, gql: GraphQLClient
 ) -> None:
-    thread, _ = await two_codex_runs(gql, "switch")
-    await open_lineage(tab, browsed_api, f"thread={thread}")
+    thread = await read_switch_plan(tab, browsed_api, gql, "switch", "claude")
     page = tab.page
-    await click_element(page, f"title:{thread}")
-    await page.wait_for_selector("#details[data-kind='title'] #switch")
-    await page.select_option("#switch-provider", "claude")
-    await page.click("#switch-read")
     text = page.locator("#switch-text")
     await text.wait_for(state="visible")
     drafted = await text.input_value()
@@ -94,13 +103,8 @@ async def test_a_switch_that_injects_nothing_has_nothing_to_prepare(
 ) -> None:
     """The next codex start continues codex's own thread: no handoff, so the page says so
     instead of asking prepareHandoff and showing its refusal as an error."""
-    thread, _ = await two_codex_runs(gql, "nothing to prepare")
-    await open_lineage(tab, browsed_api, f"thread={thread}")
+    await read_switch_plan(tab, browsed_api, gql, "nothing to prepare", "codex")
     page = tab.page
-    await click_element(page, f"title:{thread}")
-    await page.wait_for_selector("#details[data-kind='title'] #switch")
-    await page.select_option("#switch-provider", "codex")
-    await page.click("#switch-read")
     status = page.locator("#switch-status", has_text="Nothing to prepare")
     await status.wait_for()
     assert await status.get_attribute("class") != "error"
